@@ -1,0 +1,59 @@
+# Compiler warnings, sanitizers and the optional CUDA toolchain.
+include(GNUInstallDirs)
+
+# The warning set applies to every target kael compiles itself: the library, the tests,
+# the examples. It is attached per target (not globally) so that a consumer of the
+# installed package does not inherit it.
+set(KAEL_WARNING_FLAGS -Wall -Wextra -Wpedantic -Wshadow -Wconversion -Wsign-conversion)
+if(KAEL_WARNINGS_AS_ERRORS)
+  list(APPEND KAEL_WARNING_FLAGS -Werror)
+endif()
+
+function(kael_enable_warnings target)
+  target_compile_options(${target} PRIVATE ${KAEL_WARNING_FLAGS})
+  # Error messages name the file of the failed check. Make that path relative to kael/,
+  # so messages read "src/tensor_impl.cpp:31" on every machine, not a build-machine path.
+  target_compile_options(${target} PRIVATE "-fmacro-prefix-map=${PROJECT_SOURCE_DIR}/kael/=")
+endfunction()
+
+if(KAEL_ENABLE_SANITIZERS AND KAEL_ENABLE_TSAN)
+  message(FATAL_ERROR "KAEL_ENABLE_SANITIZERS and KAEL_ENABLE_TSAN cannot be combined: "
+                      "AddressSanitizer and ThreadSanitizer use incompatible runtimes")
+endif()
+
+set(KAEL_SANITIZER_LINK_FLAGS "")
+if(KAEL_ENABLE_SANITIZERS)
+  # -fno-sanitize-recover turns every UBSan report into a failing test instead of a log line.
+  add_compile_options(-fsanitize=address,undefined -fno-sanitize-recover=all
+                      -fno-omit-frame-pointer)
+  set(KAEL_SANITIZER_LINK_FLAGS -fsanitize=address,undefined)
+endif()
+
+if(KAEL_ENABLE_TSAN)
+  add_compile_options(-fsanitize=thread -fno-omit-frame-pointer)
+  set(KAEL_SANITIZER_LINK_FLAGS -fsanitize=thread)
+endif()
+add_link_options(${KAEL_SANITIZER_LINK_FLAGS})
+
+if(KAEL_ENABLE_CUDA)
+  # The CUDA toolchain is found and configured here; the device backend itself is the
+  # subject of stage 10. Until then the library still reports cuda_is_available() == false.
+  if(NOT DEFINED CMAKE_CUDA_ARCHITECTURES)
+    set(CMAKE_CUDA_ARCHITECTURES 90)  # "native" fails on machines without a GPU
+  endif()
+  if(NOT DEFINED CMAKE_CUDA_COMPILER AND EXISTS /usr/local/cuda/bin/nvcc)
+    set(CMAKE_CUDA_COMPILER /usr/local/cuda/bin/nvcc)
+  endif()
+  set(CMAKE_CUDA_RUNTIME_LIBRARY Shared)  # one cudart, not the shared and the static one
+  enable_language(CUDA)
+  if(NOT DEFINED CMAKE_CUDA20_STANDARD_COMPILE_OPTION)
+    # CMake 3.25 does not know nvcc's C++20 flag.
+    set(CMAKE_CUDA20_STANDARD_COMPILE_OPTION "-std=c++20")
+    set(CMAKE_CUDA20_EXTENSION_COMPILE_OPTION "-std=c++20")
+  endif()
+  set(CMAKE_CUDA_STANDARD 20)
+  set(CMAKE_CUDA_STANDARD_REQUIRED ON)
+  find_package(CUDAToolkit REQUIRED)
+  message(STATUS "kael: CUDA toolkit ${CUDAToolkit_VERSION} found, architectures "
+                 "${CMAKE_CUDA_ARCHITECTURES}")
+endif()

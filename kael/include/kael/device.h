@@ -1,0 +1,22 @@
+#pragma once
+/// \file
+/// \brief Device names and queries shared by the C++ examples and the Python bindings.
+
+#include <string_view>
+
+#include "kael/dtype.h"
+
+namespace kael {
+
+/// Parses a device name: "cpu" is Device::CPU, "cuda" and "cuda:0" are Device::CUDA.
+/// kael drives one GPU, so any other name (including "cuda:1") throws ValueError.
+[[nodiscard]] Device parse_device(std::string_view name);
+
+/// True when kael was built with its CUDA backend and a CUDA device is present.
+[[nodiscard]] bool cuda_is_available();
+
+/// Waits until all queued device work has finished. Throws kael::Error when kael was built
+/// without CUDA.
+void cuda_synchronize();
+
+}  // namespace kael

@@ -1,0 +1,20 @@
+#pragma once
+/// \file
+/// \brief The umbrella header: everything a program that works with tensors needs.
+///
+/// Later chapters add their own headers here as they arrive.
+
+#include "kael/checked_math.h"
+#include "kael/device.h"
+#include "kael/dtype.h"
+#include "kael/error.h"
+#include "kael/factory.h"
+#include "kael/random.h"
+//> stage 5
+#include "kael/scalar.h"
+//< stage 5
+#include "kael/shape.h"
+#include "kael/storage.h"
+#include "kael/tensor.h"
+#include "kael/tensor_impl.h"
+#include "kael/version.h"

@@ -1,0 +1,157 @@
+#pragma once
+/// \file
+/// \brief Tensor: the shared handle to a validated TensorImpl.
+
+#include <cstddef>
+#include <cstdint>
+#include <initializer_list>
+#include <iosfwd>
+#include <memory>
+#include <span>
+
+#include "kael/dtype.h"
+#include "kael/shape.h"
+#include "kael/tensor_impl.h"
+
+namespace kael {
+
+/// A tensor: one std::shared_ptr to a TensorImpl and nothing else (ADR 0002).
+///
+/// Copying a Tensor shares it: `Tensor b = a;` makes a second handle to the same tensor,
+/// and a write through b is visible through a. clone() makes an independent copy. There is
+/// no default constructor and no empty state: every Tensor refers to an impl that passed
+/// TensorImpl::validate(). Use std::optional<Tensor> where a tensor may be absent.
+class Tensor {
+public:
+    /// Wraps an impl after validating it. The only way to turn an impl into a Tensor.
+    /// Throws kael::Error for a null impl, and whatever validate() throws.
+    static Tensor from_impl(std::shared_ptr<TensorImpl> impl);
+
+    // ---- Queries ----------------------------------------------------------------------
+
+    /// The size of each dimension.
+    [[nodiscard]] const Shape& shape() const noexcept { return impl_->shape; }
+    /// The stride of each dimension, in elements.
+    [[nodiscard]] const Strides& strides() const noexcept { return impl_->strides; }
+    /// The position of the first element in the storage, in elements.
+    [[nodiscard]] std::int64_t offset() const noexcept { return impl_->offset; }
+    /// The element type.
+    [[nodiscard]] DType dtype() const noexcept { return impl_->dtype; }
+    /// The device the elements live on.
+    [[nodiscard]] Device device() const noexcept { return impl_->device; }
+    /// The size of dimension `dim`; negative values count from the end.
+    [[nodiscard]] std::int64_t size(std::int64_t dim) const;
+    /// The stride of dimension `dim`; negative values count from the end.
+    [[nodiscard]] std::int64_t stride(std::int64_t dim) const;
+    /// The number of elements.
+    [[nodiscard]] std::int64_t numel() const { return impl_->numel(); }
+    /// The number of dimensions.
+    [[nodiscard]] std::int64_t dim() const noexcept { return impl_->dim(); }
+    /// See TensorImpl::is_contiguous.
+    [[nodiscard]] bool is_contiguous() const { return impl_->is_contiguous(); }
+    /// The bytes the elements occupy: numel() * element_size(dtype()). A view's storage
+    /// can be much larger.
+    [[nodiscard]] std::int64_t nbytes() const { return numel() * element_size(dtype()); }
+
+    /// True when both handles refer to the same tensor (the same impl).
+    [[nodiscard]] bool is_same(const Tensor& other) const noexcept {
+        return impl_ == other.impl_;
+    }
+    /// True when both tensors read the same storage, so a write through one can change
+    /// the other.
+    [[nodiscard]] bool shares_storage(const Tensor& other) const noexcept {
+        return impl_->storage == other.impl_->storage;
+    }
+    /// The impl, for library code that builds new tensors from this one.
+    [[nodiscard]] const std::shared_ptr<TensorImpl>& impl() const noexcept { return impl_; }
+
+    // ---- Element access ---------------------------------------------------------------
+
+    /// A pointer to the first element (the offset included). Throws TypeError unless T is
+    /// the C++ type of dtype(), and kael::Error for a tensor that is not on the CPU.
+    template <ElementType T> [[nodiscard]] T* data_ptr() const {
+        check_dtype<T>();
+        check_on_cpu("data_ptr");
+        return reinterpret_cast<T*>(first_element());
+    }
+
+    /// An untyped pointer to the first element. Throws for a tensor that is not on the CPU.
+    [[nodiscard]] std::byte* data_ptr_raw() const {
+        check_on_cpu("data_ptr_raw");
+        return first_element();
+    }
+
+    /// The address of the first element on the tensor's own device, without any check.
+    /// For a CUDA tensor this is a device address that only device code may dereference.
+    [[nodiscard]] std::byte* device_data() const noexcept { return first_element(); }
+
+    /// A reference to one element. Negative indices count from the end of their dimension.
+    /// Throws TypeError for the wrong T, ValueError for the wrong number of indices, and
+    /// IndexError for an index out of range.
+    template <ElementType T> [[nodiscard]] T& at(std::span<const std::int64_t> index) const {
+        check_dtype<T>();
+        check_on_cpu("at");
+        return *(reinterpret_cast<T*>(impl_->storage->data()) + element_offset(index));
+    }
+
+    /// See at(std::span). Allows `t.at<float>({1, 2})`.
+    template <ElementType T> [[nodiscard]] T& at(std::initializer_list<std::int64_t> index) const {
+        return at<T>(std::span<const std::int64_t>(index.begin(), index.size()));
+    }
+
+    /// The value of a one-element tensor of any shape ([], [1], [1, 1]) as T. Throws
+    /// ValueError unless numel() == 1 and TypeError for the wrong T.
+    template <ElementType T> [[nodiscard]] T item() const {
+        check_dtype<T>();
+        check_single_element();
+        return *cpu().data_ptr<T>();
+    }
+
+    /// The value of a one-element tensor of any dtype, converted to double.
+    [[nodiscard]] double item() const;
+
+    // ---- Conversions and copies ---------------------------------------------------------
+
+    /// This tensor with elements converted to `target`. Returns *this (no copy) when the
+    /// dtype already matches; otherwise a new contiguous tensor.
+    [[nodiscard]] Tensor to(DType target) const;
+    /// This tensor on `target`. Returns *this when already there; otherwise a new
+    /// contiguous tensor on the target device.
+    [[nodiscard]] Tensor to(Device target) const;
+    /// to(Device::CPU).
+    [[nodiscard]] Tensor cpu() const { return to(Device::CPU); }
+    /// to(Device::CUDA).
+    [[nodiscard]] Tensor cuda() const { return to(Device::CUDA); }
+    /// A new contiguous tensor with its own storage and offset 0, whatever the layout of
+    /// this one.
+    [[nodiscard]] Tensor clone() const;
+    /// *this when already contiguous, clone() otherwise.
+    [[nodiscard]] Tensor contiguous() const;
+
+private:
+    explicit Tensor(std::shared_ptr<TensorImpl> impl);
+
+    // The address of the first element: storage base plus offset, except for an empty
+    // tensor, whose storage may be null or whose offset may point past the end.
+    [[nodiscard]] std::byte* first_element() const noexcept;
+    // The storage position of an index, negative entries wrapped once.
+    [[nodiscard]] std::int64_t element_offset(std::span<const std::int64_t> index) const;
+    void check_on_cpu(const char* what) const;
+    void check_single_element() const;
+
+    template <ElementType T> void check_dtype() const {
+        KAEL_CHECK_TYPE(dtype_of_v<T> == dtype(), "expected dtype " << dtype_of_v<T>
+                                                                    << " but tensor has "
+                                                                    << dtype());
+    }
+
+    std::shared_ptr<TensorImpl> impl_;
+};
+
+/// Prints the elements as a flat list in logical (row-major) order, then shape, dtype and,
+/// off the CPU, the device: `tensor([0.0000, 1.0000], shape=[2], dtype=float32)`. More than
+/// 1000 elements are summarized as the first three, "...", and the last three. The
+/// caller's stream flags are left untouched.
+std::ostream& operator<<(std::ostream& os, const Tensor& t);
+
+}  // namespace kael

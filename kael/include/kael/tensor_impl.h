@@ -1,0 +1,51 @@
+#pragma once
+/// \file
+/// \brief TensorImpl: a storage plus the metadata that says how to read it.
+
+#include <cstdint>
+#include <memory>
+
+#include "kael/dtype.h"
+#include "kael/shape.h"
+#include "kael/storage.h"
+
+namespace kael {
+
+/// The interpretation of a Storage: shape, strides, offset, dtype and device.
+///
+/// The members are public because views, operations and autograd build impls field by
+/// field, and an impl under construction is briefly invalid (the shape is set before the
+/// strides). The invariants are enforced once, by validate(), when the impl is wrapped in
+/// a Tensor. Strides and offset count elements, not bytes.
+struct TensorImpl {
+    /// The bytes, shared with every view of them.
+    std::shared_ptr<Storage> storage;
+    /// The size of each dimension.
+    Shape shape;
+    /// The step in elements between neighbours along each dimension; never negative.
+    Strides strides;
+    /// The position, in elements, of the first element inside the storage.
+    std::int64_t offset = 0;
+    /// The element type.
+    DType dtype = DType::F32;
+    /// The device; always equal to storage->device(), kept here to save a pointer chase.
+    Device device = Device::CPU;
+
+    /// The number of elements.
+    [[nodiscard]] std::int64_t numel() const { return kael::numel(shape); }
+    /// The number of dimensions.
+    [[nodiscard]] std::int64_t dim() const { return static_cast<std::int64_t>(shape.size()); }
+
+    /// True when the elements, visited in row-major order, sit at consecutive storage
+    /// positions. Size-1 dimensions may have any stride, and an empty tensor is always
+    /// contiguous. The offset does not matter.
+    [[nodiscard]] bool is_contiguous() const;
+
+    /// Throws unless the metadata is consistent and every reachable element lies inside
+    /// the storage: storage present, no negative size, stride or offset, as many strides as
+    /// dimensions, devices equal, and (for a non-empty tensor) the last reachable byte
+    /// within storage->nbytes(), computed with overflow checks.
+    void validate() const;
+};
+
+}  // namespace kael

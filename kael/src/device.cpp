@@ -1,0 +1,19 @@
+#include "kael/device.h"
+
+#include "internal/device_backend.h"
+
+namespace kael {
+
+Device parse_device(std::string_view name) {
+    const bool is_cpu = name == "cpu";
+    const bool is_cuda = name == "cuda" || name == "cuda:0";
+    KAEL_CHECK_VALUE(is_cpu || is_cuda,
+                     "unknown device '" << name << "', expected 'cpu' or 'cuda'");
+    return is_cpu ? Device::CPU : Device::CUDA;
+}
+
+bool cuda_is_available() { return device::is_available(); }
+
+void cuda_synchronize() { device::synchronize(); }
+
+}  // namespace kael

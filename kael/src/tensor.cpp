@@ -1,0 +1,101 @@
+#include "kael/tensor.h"
+
+#include <cstring>
+#include <utility>
+
+#include "internal/copy.h"
+#include "internal/device_backend.h"
+#include "kael/factory.h"
+
+namespace kael {
+
+Tensor::Tensor(std::shared_ptr<TensorImpl> impl) : impl_(std::move(impl)) {
+    KAEL_CHECK(impl_ != nullptr, "cannot create a tensor from a null impl");
+    impl_->validate();
+}
+
+Tensor Tensor::from_impl(std::shared_ptr<TensorImpl> impl) { return Tensor(std::move(impl)); }
+
+std::int64_t Tensor::size(std::int64_t dim) const { return shape()[dim_position(dim, this->dim())]; }
+
+std::int64_t Tensor::stride(std::int64_t dim) const {
+    return strides()[dim_position(dim, this->dim())];
+}
+
+std::byte* Tensor::first_element() const noexcept {
+    std::byte* base = impl_->storage->data();
+    // Moving a null pointer, or moving a pointer further than one past the end of its block,
+    // is undefined behavior, and an empty view may have either.
+    return numel() == 0 ? base : base + offset() * element_size(dtype());
+}
+
+std::int64_t Tensor::element_offset(std::span<const std::int64_t> index) const {
+    KAEL_CHECK_VALUE(static_cast<std::int64_t>(index.size()) == dim(),
+                     "got " << index.size() << " indices for a tensor with " << dim()
+                            << " dimensions");
+    Index wrapped(index.begin(), index.end());
+    for (std::size_t i = 0; i < wrapped.size(); ++i) {
+        if (wrapped[i] < 0) {
+            wrapped[i] += shape()[i];  // once: -1 is the last, and -size - 1 stays negative
+        }
+    }
+    return offset_from_index(shape(), strides(), offset(), wrapped);
+}
+
+void Tensor::check_on_cpu(const char* what) const {
+    KAEL_CHECK(device() == Device::CPU, what << " needs a tensor on the CPU, but this one is on "
+                                             << device() << "; call cpu() first");
+}
+
+void Tensor::check_single_element() const {
+    KAEL_CHECK_VALUE(numel() == 1, "item() needs a tensor with exactly one element, got "
+                                       << numel() << " elements");
+}
+
+double Tensor::item() const {
+    check_single_element();
+    return dispatch(dtype(), [&]<typename T>() { return convert_value<double>(item<T>()); });
+}
+
+Tensor Tensor::to(DType target) const {
+    if (target == dtype()) {
+        return *this;
+    }
+    Tensor out = empty(shape(), target, device());
+    detail::convert_strided(out, *this);
+    return out;
+}
+
+Tensor Tensor::to(Device target) const {
+    if (target == device()) {
+        return *this;
+    }
+    const Tensor source = contiguous();
+    Tensor out = empty(shape(), dtype(), target);
+    if (nbytes() > 0) {
+        if (target == Device::CPU) {
+            device::copy_to_host(out.device_data(), source.device_data(), nbytes());
+        } else {
+            device::copy_to_device(out.device_data(), source.device_data(), nbytes());
+        }
+    }
+    return out;
+}
+
+Tensor Tensor::clone() const {
+    Tensor out = empty(shape(), dtype(), device());
+    if (!is_contiguous()) {
+        detail::convert_strided(out, *this);
+    } else if (nbytes() > 0) {  // memcpy must not see the null pointer of an empty storage
+        if (device() == Device::CPU) {
+            std::memcpy(out.data_ptr_raw(), data_ptr_raw(), static_cast<std::size_t>(nbytes()));
+        } else {
+            device::copy_within_device(out.device_data(), device_data(), nbytes());
+        }
+    }
+    return out;
+}
+
+Tensor Tensor::contiguous() const { return is_contiguous() ? *this : clone(); }
+
+}  // namespace kael
