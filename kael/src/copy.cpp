@@ -68,4 +68,5 @@ void convert_strided(const Tensor& out, const Tensor& src) {
     });
 }
 //< stage 4
+
 }  // namespace kael::detail
