@@ -129,6 +129,7 @@ constexpr DType promote_types(DType a, DType b) {
 /// Maps a C++ element type to its DType: dtype_of_v<float> is DType::F32. Only the four
 /// element types have a definition, so dtype_of_v<int> does not compile.
 template <typename T> struct dtype_of;
+/// \cond SPECIALIZATIONS
 template <> struct dtype_of<float> {
     static constexpr DType value = DType::F32;
 };
@@ -141,6 +142,7 @@ template <> struct dtype_of<std::int64_t> {
 template <> struct dtype_of<std::uint8_t> {
     static constexpr DType value = DType::Bool;
 };
+/// \endcond
 /// Shorthand for dtype_of<T>::value.
 template <typename T> inline constexpr DType dtype_of_v = dtype_of<T>::value;
 
@@ -150,6 +152,7 @@ concept ElementType = requires { dtype_of<T>::value; };
 
 /// Maps a DType to its C++ element type: cpp_type_t<DType::I64> is std::int64_t.
 template <DType D> struct cpp_type;
+/// \cond SPECIALIZATIONS
 template <> struct cpp_type<DType::F32> {
     using type = float;
 };
@@ -162,6 +165,7 @@ template <> struct cpp_type<DType::I64> {
 template <> struct cpp_type<DType::Bool> {
     using type = std::uint8_t;
 };
+/// \endcond
 /// Shorthand for cpp_type<D>::type.
 template <DType D> using cpp_type_t = typename cpp_type<D>::type;
 

@@ -76,8 +76,8 @@ namespace kael {
 //< stage 5
 
 namespace detail {
-// Allocates the tensor that from_vector fills, after checking that `count` values fill
-// `shape` exactly.
+/// Allocates the tensor that from_vector fills, after checking that `count` values fill
+/// `shape` exactly (ValueError otherwise).
 [[nodiscard]] Tensor empty_for_values(std::int64_t count, const Shape& shape, DType dtype);
 }  // namespace detail
 

@@ -35,7 +35,9 @@ public:
 //< stage 11
     Storage(const Storage&) = delete;
     Storage& operator=(const Storage&) = delete;
+    /// Takes over the block; the moved-from storage owns nothing afterwards.
     Storage(Storage&&) noexcept = default;
+    /// Frees this storage's block and takes over the other's.
     Storage& operator=(Storage&&) noexcept = default;
     ~Storage() = default;
 
