@@ -135,7 +135,11 @@ def _extract_type(path: str, text: str, lines: list[str], kind: str, name: str) 
     return _snippet_with_comments(path, lines, start_line, end_line)
 
 
-_FUNCTION_TAIL = re.compile(r"\s*(const|noexcept(\([^)]*\))?|override|final|&|&&|->\s*[\w:<>,\s*&]+|requires\b[^{;]*)*\s*")
+# What may follow a function's parameter list before its body: qualifiers, a trailing
+# return type, a requires clause.
+_FUNCTION_TAIL = re.compile(
+    r"(?:\s*(?:const|noexcept(?:\([^)]*\))?|override|final|&&|&|->\s*[\w:<>,*&\s]+?(?=\s*[{:])"
+    r"|requires\b[^{;]*))*\s*")
 
 
 def _extract_function(path: str, text: str, lines: list[str], symbol: str) -> Snippet:
@@ -148,11 +152,8 @@ def _extract_function(path: str, text: str, lines: list[str], symbol: str) -> Sn
     definitions = []
     for match in pattern.finditer(text):
         line_start = text.rfind("\n", 0, match.start()) + 1
-        before = text[line_start:match.start()]
-        # A definition starts its line (indentation, template/return type, qualifiers), not
-        # in the middle of an expression: skip calls such as "x = name(" or "return name(".
-        if re.search(r"[=(,!?]|\breturn\b|<<|\bnew\b|\.", before):
-            continue
+        # Whether this is a definition is decided by what follows the parameter list (a
+        # body), not by what precedes the name: calls and declarations have no body there.
         close_paren = _match_paren(text, match.end() - 1)
         if close_paren is None:
             continue

@@ -46,6 +46,19 @@ SAMPLE = textwrap.dedent("""\
 
     int declared_only(int x);
 
+    template <typename F> decltype(auto) apply(F&& f) {
+        return f();
+    }
+
+    bool is_empty() const noexcept { return true; }
+
+    int caller(int x) {
+        if (add_one(x)) {
+            return twice(x);
+        }
+        return 0;
+    }
+
     #define SQUARE(x) \\
         ((x) * (x))
     }  // namespace demo
@@ -81,6 +94,18 @@ def test_method_defined_in_a_class_and_a_constructor_with_initializers():
 def test_template_header_is_included():
     assert kael_source.extract_symbol("demo.cpp", SAMPLE, "twice").text.startswith(
         "template <typename T>\nT twice(T value) {")
+
+
+def test_template_and_qualifiers_on_one_line():
+    assert kael_source.extract_symbol("demo.cpp", SAMPLE, "apply").text.startswith(
+        "template <typename F> decltype(auto) apply(F&& f) {")
+    assert kael_source.extract_symbol("demo.cpp", SAMPLE, "is_empty").text == \
+        "bool is_empty() const noexcept { return true; }"
+
+
+def test_calls_followed_by_a_brace_are_not_definitions():
+    # "if (add_one(x)) {" calls add_one; only the real definition may match.
+    assert kael_source.extract_symbol("demo.cpp", SAMPLE, "add_one").first_line == 5
 
 
 def test_overloads_need_a_parameter_hint():
