@@ -18,3 +18,6 @@
 #include "kael/tensor.h"
 #include "kael/tensor_impl.h"
 #include "kael/version.h"
+//> stage 4
+#include "kael/view.h"
+//< stage 4

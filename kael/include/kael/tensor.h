@@ -7,7 +7,9 @@
 #include <initializer_list>
 #include <iosfwd>
 #include <memory>
+#include <optional>
 #include <span>
+#include <vector>
 
 #include "kael/dtype.h"
 #include "kael/shape.h"
@@ -127,6 +129,62 @@ public:
     [[nodiscard]] Tensor clone() const;
     /// *this when already contiguous, clone() otherwise.
     [[nodiscard]] Tensor contiguous() const;
+//> stage 4
+
+    // ---- Views: new impls over the same storage (chapter 03) ---------------------------
+    // A view shares this tensor's storage, so writes through either are visible through
+    // both, and so is the storage's version counter. Every view goes through as_strided.
+
+    /// The funnel of every view: a new tensor over this tensor's storage with the given
+    /// metadata, validated like any other tensor (kael::Error if it would read outside the
+    /// storage).
+    [[nodiscard]] Tensor as_strided(const Shape& shape, const Strides& strides,
+                                    std::int64_t offset) const;
+    /// The same elements with a new shape, without copying. One size may be -1 (inferred).
+    /// Throws ValueError when the element counts differ or when the strides cannot express
+    /// the new shape (reshape() copies in that case).
+    [[nodiscard]] Tensor view(const Shape& shape) const;
+    /// view(shape) when the strides allow it, otherwise a contiguous copy with that shape.
+    [[nodiscard]] Tensor reshape(const Shape& shape) const;
+    /// Swaps two dimensions.
+    [[nodiscard]] Tensor transpose(std::int64_t dim0, std::int64_t dim1) const;
+    /// All dimensions reversed (for a matrix, its transpose).
+    [[nodiscard]] Tensor T() const;
+    /// The last two dimensions swapped; needs at least two dimensions.
+    [[nodiscard]] Tensor mT() const;
+    /// The dimensions reordered: dimension i of the result is dimension dims[i] of this.
+    [[nodiscard]] Tensor permute(const std::vector<std::int64_t>& dims) const;
+    /// Elements start, start + step, ... before end along `dim`. Bounds follow Python
+    /// slicing: negative values count from the end, and out-of-range values are clamped.
+    /// Throws ValueError unless step > 0.
+    [[nodiscard]] Tensor slice(std::int64_t dim, std::optional<std::int64_t> start = std::nullopt,
+                               std::optional<std::int64_t> end = std::nullopt,
+                               std::int64_t step = 1) const;
+    /// The sub-tensor at `index` along `dim`, with that dimension removed.
+    [[nodiscard]] Tensor select(std::int64_t dim, std::int64_t index) const;
+    /// `length` elements from `start` along `dim`; unlike slice, out-of-range is an error.
+    [[nodiscard]] Tensor narrow(std::int64_t dim, std::int64_t start, std::int64_t length) const;
+    /// select(0, index): `t[i]` as in PyTorch.
+    [[nodiscard]] Tensor operator[](std::int64_t index) const { return select(0, index); }
+    /// Size-1 dimensions repeated to `shape` with stride 0, without copying. -1 keeps a
+    /// size; new dimensions may be added in front.
+    [[nodiscard]] Tensor expand(const Shape& shape) const;
+    /// expand(other.shape()).
+    [[nodiscard]] Tensor expand_as(const Tensor& other) const;
+    /// Every size-1 dimension removed.
+    [[nodiscard]] Tensor squeeze() const;
+    /// Dimension `dim` removed if its size is 1; otherwise the same shape.
+    [[nodiscard]] Tensor squeeze(std::int64_t dim) const;
+    /// A size-1 dimension inserted at `dim` (in [-dim() - 1, dim()]).
+    [[nodiscard]] Tensor unsqueeze(std::int64_t dim) const;
+    /// Dimensions start_dim..end_dim merged into one, as reshape() does.
+    [[nodiscard]] Tensor flatten(std::int64_t start_dim = 0, std::int64_t end_dim = -1) const;
+    /// Dimension `dim` split into `sizes` (one may be -1); always a view.
+    [[nodiscard]] Tensor unflatten(std::int64_t dim, const Shape& sizes) const;
+    /// A new tensor over the same storage and metadata. From chapter 06 on it is also cut
+    /// off from the autograd graph.
+    [[nodiscard]] Tensor detach() const;
+//< stage 4
 
 private:
     explicit Tensor(std::shared_ptr<TensorImpl> impl);
