@@ -11,6 +11,9 @@
 #include "kael/factory.h"
 #include "kael/random.h"
 //> stage 5
+#include "kael/broadcast.h"
+#include "kael/iterator.h"
+#include "kael/kernels.h"
 #include "kael/scalar.h"
 //< stage 5
 #include "kael/shape.h"
