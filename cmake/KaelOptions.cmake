@@ -16,6 +16,11 @@ function(kael_enable_warnings target)
   target_compile_options(${target} PRIVATE "-fmacro-prefix-map=${PROJECT_SOURCE_DIR}/kael/=")
 endfunction()
 
+#> stage 6
+set(KAEL_USE_BLAS AUTO CACHE STRING "BLAS for float and double matmul: AUTO (if found), ON or OFF")
+set_property(CACHE KAEL_USE_BLAS PROPERTY STRINGS AUTO ON OFF)
+
+#< stage 6
 if(KAEL_ENABLE_SANITIZERS AND KAEL_ENABLE_TSAN)
   message(FATAL_ERROR "KAEL_ENABLE_SANITIZERS and KAEL_ENABLE_TSAN cannot be combined: "
                       "AddressSanitizer and ThreadSanitizer use incompatible runtimes")

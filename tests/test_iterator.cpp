@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "helpers.h"
 #include "kael/broadcast.h"
 #include "kael/factory.h"
 #include "kael/iterator.h"
@@ -13,6 +14,9 @@
 
 namespace {
 
+using kael::testing::values;
+using kael::testing::message_of;
+
 using kael::DType;
 using kael::Shape;
 using kael::Strides;
@@ -20,20 +24,7 @@ using kael::Tensor;
 using kael::TensorIterator;
 using kael::TensorIteratorConfig;
 
-template <typename F> std::string message_of(F&& f) {
-    try {
-        f();
-    } catch (const kael::Error& error) {
-        return error.what();
-    }
-    return "no exception";
-}
 
-template <typename T> std::vector<T> values(const Tensor& t) {
-    const Tensor c = t.contiguous();
-    const T* data = c.data_ptr<T>();
-    return {data, data + c.numel()};
-}
 
 // ---- broadcasting --------------------------------------------------------------------------
 

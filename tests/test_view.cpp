@@ -5,10 +5,13 @@
 #include <string>
 #include <vector>
 
+#include "helpers.h"
 #include "kael/factory.h"
 #include "kael/view.h"
 
 namespace {
+
+using kael::testing::message_of;
 
 using kael::DType;
 using kael::Shape;
@@ -24,14 +27,6 @@ std::vector<std::int64_t> values(const Tensor& t) {
     return {data, data + c.numel()};
 }
 
-template <typename F> std::string message_of(F&& f) {
-    try {
-        f();
-    } catch (const kael::Error& error) {
-        return error.what();
-    }
-    return "no exception";
-}
 
 TEST(View, SharesStorageAndSeesWrites) {
     Tensor base = kael::zeros({6});

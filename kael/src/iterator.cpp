@@ -75,6 +75,11 @@ TensorIterator TensorIteratorConfig::build() {
         KAEL_CHECK(input.device() == Device::CPU, "the CPU iterator got an input on "
                                                       << input.device());
     }
+    // An output that is written in place takes part in broadcasting too, but the inputs
+    // may only stretch to its shape, never the other way round.
+    if (output_) {
+        input_shapes.push_back(output_->shape());
+    }
     const Shape shape = broadcast_shapes(input_shapes);
 
     TensorIterator iter;

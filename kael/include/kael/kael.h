@@ -9,6 +9,9 @@
 #include "kael/dtype.h"
 #include "kael/error.h"
 #include "kael/factory.h"
+//> stage 6
+#include "kael/ops.h"
+//< stage 6
 #include "kael/random.h"
 //> stage 5
 #include "kael/broadcast.h"

@@ -12,6 +12,9 @@
 #include <vector>
 
 #include "kael/dtype.h"
+//> stage 6
+#include "kael/scalar.h"
+//< stage 6
 #include "kael/shape.h"
 #include "kael/tensor_impl.h"
 
@@ -185,6 +188,104 @@ public:
     /// off from the autograd graph.
     [[nodiscard]] Tensor detach() const;
 //< stage 4
+//> stage 6
+
+    // ---- Operations as methods (chapter 05) ----------------------------------------------
+    // Each calls the free function of the same name in kael/ops/*.h.
+
+    /// kael::add(*this, other, alpha).
+    [[nodiscard]] Tensor add(const Tensor& other, Scalar alpha = 1) const;
+    /// kael::sub(*this, other, alpha).
+    [[nodiscard]] Tensor sub(const Tensor& other, Scalar alpha = 1) const;
+    /// kael::add(*this, other, alpha) with a scalar.
+    [[nodiscard]] Tensor add(Scalar other, Scalar alpha = 1) const;
+    /// kael::sub(*this, other, alpha) with a scalar.
+    [[nodiscard]] Tensor sub(Scalar other, Scalar alpha = 1) const;
+    /// kael::mul(*this, other).
+    [[nodiscard]] Tensor mul(const Tensor& other) const;
+    /// kael::mul(*this, other) with a scalar.
+    [[nodiscard]] Tensor mul(Scalar other) const;
+    /// kael::div(*this, other).
+    [[nodiscard]] Tensor div(const Tensor& other) const;
+    /// kael::div(*this, other) with a scalar.
+    [[nodiscard]] Tensor div(Scalar other) const;
+    /// kael::pow(*this, exponent).
+    [[nodiscard]] Tensor pow(Scalar exponent) const;
+    /// kael::matmul(*this, other).
+    [[nodiscard]] Tensor matmul(const Tensor& other) const;
+    /// kael::exp(*this).
+    [[nodiscard]] Tensor exp() const;
+    /// kael::log(*this).
+    [[nodiscard]] Tensor log() const;
+    /// kael::sqrt(*this).
+    [[nodiscard]] Tensor sqrt() const;
+    /// kael::abs(*this).
+    [[nodiscard]] Tensor abs() const;
+    /// kael::relu(*this).
+    [[nodiscard]] Tensor relu() const;
+    /// kael::sigmoid(*this).
+    [[nodiscard]] Tensor sigmoid() const;
+    /// kael::tanh(*this).
+    [[nodiscard]] Tensor tanh() const;
+    /// kael::clamp(*this, min, max).
+    [[nodiscard]] Tensor clamp(std::optional<Scalar> min, std::optional<Scalar> max = std::nullopt) const;
+    /// kael::softmax(*this, dim).
+    [[nodiscard]] Tensor softmax(std::int64_t dim) const;
+    /// kael::log_softmax(*this, dim).
+    [[nodiscard]] Tensor log_softmax(std::int64_t dim) const;
+    /// kael::sum(*this).
+    [[nodiscard]] Tensor sum() const;
+    /// kael::sum(*this, dims, keepdim).
+    [[nodiscard]] Tensor sum(const std::vector<std::int64_t>& dims, bool keepdim = false) const;
+    /// kael::mean(*this).
+    [[nodiscard]] Tensor mean() const;
+    /// kael::mean(*this, dims, keepdim).
+    [[nodiscard]] Tensor mean(const std::vector<std::int64_t>& dims, bool keepdim = false) const;
+    /// kael::max(*this): the largest element.
+    [[nodiscard]] Tensor max() const;
+    /// kael::min(*this): the smallest element.
+    [[nodiscard]] Tensor min() const;
+    /// kael::argmax(*this, dim, keepdim).
+    [[nodiscard]] Tensor argmax(std::int64_t dim, bool keepdim = false) const;
+    /// kael::masked_fill(*this, mask, value).
+    [[nodiscard]] Tensor masked_fill(const Tensor& mask, Scalar value) const;
+
+    // ---- In-place operations (chapter 05) -------------------------------------------------
+    // They write into this tensor's storage, so every view of it sees the change, and they
+    // bump the storage's version counter. Each refuses a tensor whose elements share
+    // memory (an expanded tensor: kael::Error), a result dtype that cannot be cast to this
+    // tensor's (TypeError), and shapes that would have to grow this tensor (ValueError).
+    // An operand that partially overlaps this tensor is copied first.
+
+    /// this += alpha * other.
+    Tensor& add_(const Tensor& other, Scalar alpha = 1);
+    /// this += alpha * value.
+    Tensor& add_(Scalar value, Scalar alpha = 1);
+    /// this -= alpha * other.
+    Tensor& sub_(const Tensor& other, Scalar alpha = 1);
+    /// this -= alpha * value.
+    Tensor& sub_(Scalar value, Scalar alpha = 1);
+    /// this *= other.
+    Tensor& mul_(const Tensor& other);
+    /// this *= value.
+    Tensor& mul_(Scalar value);
+    /// this /= other (true division: this tensor must be floating point).
+    Tensor& div_(const Tensor& other);
+    /// this /= value.
+    Tensor& div_(Scalar value);
+    /// Every element set to `value`.
+    Tensor& fill_(Scalar value);
+    /// Every element set to 0.
+    Tensor& zero_();
+    /// The elements of `src` (broadcast to this shape, converted to this dtype) copied in.
+    Tensor& copy_(const Tensor& src);
+    /// Each element limited to [min, max].
+    Tensor& clamp_(std::optional<Scalar> min, std::optional<Scalar> max = std::nullopt);
+    /// `value` written wherever `mask` (Bool, broadcastable to this shape) is true.
+    Tensor& masked_fill_(const Tensor& mask, Scalar value);
+    /// Every element negated.
+    Tensor& neg_();
+//< stage 6
 
 private:
     explicit Tensor(std::shared_ptr<TensorImpl> impl);
