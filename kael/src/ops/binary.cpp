@@ -90,10 +90,12 @@ void check_alpha(Scalar alpha, DType dtype, const char* op) {
                     op << ": for integral input tensors, alpha must not be a floating point number");
 }
 
-void check_not_bool_subtraction(DType dtype) {
-    KAEL_CHECK_TYPE(dtype != DType::Bool,
-                    "subtraction, the - operator, with two bool tensors is not supported; use "
-                    "logical_xor() instead");
+// As in PyTorch, subtraction refuses Bool operands altogether: for masks, logical_xor or
+// logical_not says what is meant.
+void check_no_bool_operand(DType a, DType b) {
+    KAEL_CHECK_TYPE(a != DType::Bool && b != DType::Bool,
+                    "subtraction, the - operator, with a bool tensor is not supported; use "
+                    "logical_xor() or logical_not() instead");
 }
 
 }  // namespace
@@ -122,8 +124,8 @@ Tensor add(const Tensor& t, Scalar s, Scalar alpha) {
 }
 
 Tensor sub(const Tensor& a, const Tensor& b, Scalar alpha) {
+    check_no_bool_operand(a.dtype(), b.dtype());
     const DType dtype = result_dtype(a, b);
-    check_not_bool_subtraction(dtype);
     check_alpha(alpha, dtype, "sub");
     return detail::binary_kernel<Dtypes::NoBool>(a, b, dtype, "sub", [&]<typename T>() {
         return [scale = alpha.as<T>()](T x, T y) {
@@ -133,8 +135,8 @@ Tensor sub(const Tensor& a, const Tensor& b, Scalar alpha) {
 }
 
 Tensor sub(const Tensor& t, Scalar s, Scalar alpha) {
+    check_no_bool_operand(t.dtype(), s.dtype());
     const DType dtype = result_dtype(t, s);
-    check_not_bool_subtraction(dtype);
     check_alpha(alpha, dtype, "sub");
     return detail::unary_kernel<Dtypes::NoBool>(t, dtype, "sub", [&]<typename T>() {
         return [value = detail::wrapping_mul(alpha.as<T>(), s.as<T>())](T x) {
@@ -144,8 +146,8 @@ Tensor sub(const Tensor& t, Scalar s, Scalar alpha) {
 }
 
 Tensor sub(Scalar s, const Tensor& t, Scalar alpha) {
+    check_no_bool_operand(t.dtype(), s.dtype());
     const DType dtype = result_dtype(t, s);
-    check_not_bool_subtraction(dtype);
     check_alpha(alpha, dtype, "sub");
     return detail::unary_kernel<Dtypes::NoBool>(t, dtype, "sub", [&]<typename T>() {
         return [value = s.as<T>(), scale = alpha.as<T>()](T x) {

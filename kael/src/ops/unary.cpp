@@ -119,7 +119,7 @@ Tensor gelu(const Tensor& t, std::string_view approximate) {
     KAEL_CHECK_VALUE(approximate == "none" || approximate == "tanh",
                      "gelu: approximate must be 'none' or 'tanh', got '" << approximate << "'");
     if (approximate == "tanh") {
-        return floating_unary(t, "gelu", []<typename T>() {
+        return detail::unary_kernel<Dtypes::Floating>(t, t.dtype(), "gelu", []<typename T>() {
             // 0.5 x (1 + tanh(sqrt(2 / pi) (x + 0.044715 x^3)))
             constexpr T kBeta = static_cast<T>(std::numbers::sqrt2 * std::numbers::inv_sqrtpi);
             constexpr T kKappa = static_cast<T>(0.044715);
@@ -129,7 +129,7 @@ Tensor gelu(const Tensor& t, std::string_view approximate) {
             };
         });
     }
-    return floating_unary(t, "gelu", []<typename T>() {
+    return detail::unary_kernel<Dtypes::Floating>(t, t.dtype(), "gelu", []<typename T>() {
         // x Phi(x) = 0.5 x (1 + erf(x / sqrt(2)))
         constexpr T kInvSqrt2 = static_cast<T>(1 / std::numbers::sqrt2);
         return [](T x) { return T{0.5} * x * (T{1} + std::erf(x * kInvSqrt2)); };
@@ -137,7 +137,7 @@ Tensor gelu(const Tensor& t, std::string_view approximate) {
 }
 
 Tensor silu(const Tensor& t) {
-    return floating_unary(t, "silu", []<typename T>() {
+    return detail::unary_kernel<Dtypes::Floating>(t, t.dtype(), "silu", []<typename T>() {
         return [](T x) { return x / (T{1} + std::exp(-x)); };
     });
 }
@@ -183,7 +183,8 @@ Tensor round(const Tensor& t) {
 
 Tensor clamp(const Tensor& t, std::optional<Scalar> min, std::optional<Scalar> max) {
     KAEL_CHECK_VALUE(min || max, "clamp needs at least one of min and max");
-    check_not_bool(t, "clamp");
+    // The bounds take part in type promotion: a Bool tensor clamped to integers is
+    // computed (and returned) as int64, as in PyTorch.
     DType dtype = t.dtype();
     for (const std::optional<Scalar>& bound : {min, max}) {
         if (bound) {

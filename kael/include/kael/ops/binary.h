@@ -16,7 +16,8 @@ namespace kael {
 [[nodiscard]] Tensor add(const Tensor& a, const Tensor& b, Scalar alpha = 1);
 /// t + alpha * s.
 [[nodiscard]] Tensor add(const Tensor& t, Scalar s, Scalar alpha = 1);
-/// a - alpha * b. Throws TypeError for two Bool tensors (use logical_xor).
+/// a - alpha * b. Throws TypeError when either operand is Bool (use logical_xor or
+/// logical_not), as in PyTorch.
 [[nodiscard]] Tensor sub(const Tensor& a, const Tensor& b, Scalar alpha = 1);
 /// t - alpha * s.
 [[nodiscard]] Tensor sub(const Tensor& t, Scalar s, Scalar alpha = 1);

@@ -43,8 +43,9 @@ namespace kael {
 [[nodiscard]] Tensor relu(const Tensor& t);
 /// The Gaussian error linear unit: t * Phi(t) with approximate "none" (exact, with erf),
 /// or the tanh approximation with approximate "tanh". ValueError for any other value.
+/// Floating dtypes only (TypeError), as in PyTorch.
 [[nodiscard]] Tensor gelu(const Tensor& t, std::string_view approximate = "none");
-/// t * sigmoid(t).
+/// t * sigmoid(t). Floating dtypes only (TypeError).
 [[nodiscard]] Tensor silu(const Tensor& t);
 /// Rounded down; integers are returned unchanged (as a copy). TypeError for Bool.
 [[nodiscard]] Tensor floor(const Tensor& t);
@@ -54,7 +55,8 @@ namespace kael {
 [[nodiscard]] Tensor round(const Tensor& t);
 /// Each element limited to [min, max]; either bound may be absent. When min > max every
 /// element becomes max. NaN stays NaN. The result dtype promotes with the bounds, so an
-/// integer tensor clamped to 0.5 becomes float32. Throws ValueError without any bound.
+/// integer tensor clamped to 0.5 becomes float32 and a Bool tensor clamped to integers
+/// int64. Throws ValueError without any bound, TypeError for Bool bounds on Bool.
 [[nodiscard]] Tensor clamp(const Tensor& t, std::optional<Scalar> min,
                            std::optional<Scalar> max = std::nullopt);
 
