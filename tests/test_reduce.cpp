@@ -71,9 +71,11 @@ TEST(Reduce, IntegerAndBoolSumsAreInt64) {
 }
 
 TEST(Reduce, FloatSumsAccumulateAccurately) {
-    // 10^7 copies of 0.1f: a float accumulator drifts by percent, a double one does not.
+    // 10^7 copies of 0.1f sum to 1000000.015. One running float total ends near 1087937,
+    // 9% off: once the total is large, each 0.1 is rounded to the total's coarse spacing.
+    // Blocked partial sums stay within 1e-5, like PyTorch's cascade summation.
     const Tensor t = kael::full({10'000'000}, 0.1f);
-    EXPECT_NEAR(kael::sum(t).item<float>(), 1e6f * 1.00000001f, 1.0f);
+    EXPECT_NEAR(kael::sum(t).item<float>(), 1000000.015f, 10.0f);
 }
 
 TEST(Reduce, EmptyReductions) {

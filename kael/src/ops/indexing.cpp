@@ -32,7 +32,8 @@ void check_gather_shapes(const Tensor& t, std::int64_t d, const Tensor& index, c
 // with each operand's full position computed from its own strides.
 template <typename Visit> void for_each_index(const Tensor& index, Visit visit) {
     const std::int64_t* values = index.data_ptr<std::int64_t>();
-    for (std::int64_t linear = 0; linear < index.numel(); ++linear) {
+    const std::int64_t count = index.numel();
+    for (std::int64_t linear = 0; linear < count; ++linear) {
         const Index position = index_from_linear(linear, index.shape());
         visit(position, values[offset_from_index(index.shape(), index.strides(), 0, position)]);
     }
@@ -45,7 +46,8 @@ template <bool lower> Tensor triangle(const Tensor& t, std::int64_t diagonal, co
     const std::int64_t cols = t.size(-1);
     dispatch(t.dtype(), [&]<typename T>() {
         T* data = out.data_ptr<T>();
-        for (std::int64_t start = 0; start < out.numel(); start += rows * cols) {
+        const std::int64_t count = out.numel();
+        for (std::int64_t start = 0; start < count; start += rows * cols) {
             for (std::int64_t r = 0; r < rows; ++r) {
                 for (std::int64_t c = 0; c < cols; ++c) {
                     const bool keep = lower ? c - r <= diagonal : c - r >= diagonal;

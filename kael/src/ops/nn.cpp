@@ -1,9 +1,11 @@
 // Softmax, losses, layer normalization, dropout and embedding.
 #include "kael/ops/nn.h"
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 
+#include "internal/fast_exp.h"
 #include "kael/factory.h"
 #include "kael/ops/binary.h"
 #include "kael/ops/indexing.h"
@@ -30,37 +32,70 @@ template <typename PerRow> Tensor along_rows(const Tensor& t, std::int64_t dim, 
         const std::int64_t length = rows.size(-1);
         const T* in = rows.template data_ptr<T>();
         T* result = out.template data_ptr<T>();
-        for (std::int64_t start = 0; start < rows.numel(); start += length) {
+        const std::int64_t count = rows.numel();
+        for (std::int64_t start = 0; start < count; start += length) {
             per_row(in + start, result + start, length);
         }
         return last ? out : out.transpose(d, -1).contiguous();
     });
 }
 
+// The loops below keep kLanes independent partial results so that the compiler turns
+// them into vector instructions; a single running value would be one long chain.
+constexpr std::int64_t kLanes = 16;
+
+// The largest element of a row, NaN ignored: a NaN still reaches the result, because
+// the exponential of NaN - max is NaN and so is every sum it enters. Written as
+// "v > m ? v : m", which is exactly what the vector max instructions compute.
 template <typename T> T row_max(const T* x, std::int64_t n) {
-    T largest = -std::numeric_limits<T>::infinity();
-    for (std::int64_t i = 0; i < n; ++i) {
-        if (x[i] != x[i]) {
-            return x[i];  // NaN makes the whole row NaN
+    T lanes[kLanes];
+    std::fill_n(lanes, kLanes, -std::numeric_limits<T>::infinity());
+    std::int64_t i = 0;
+    for (; i + kLanes <= n; i += kLanes) {
+        for (std::int64_t l = 0; l < kLanes; ++l) {
+            lanes[l] = x[i + l] > lanes[l] ? x[i + l] : lanes[l];
         }
+    }
+    T largest = -std::numeric_limits<T>::infinity();
+    for (; i < n; ++i) {
         largest = x[i] > largest ? x[i] : largest;
     }
+    for (const T lane : lanes) {
+        largest = lane > largest ? lane : largest;
+    }
     return largest;
+}
+
+// The sum of a row, in lanes of T, combined in double.
+template <typename T> double row_sum(const T* x, std::int64_t n) {
+    T lanes[kLanes] = {};
+    std::int64_t i = 0;
+    for (; i + kLanes <= n; i += kLanes) {
+        for (std::int64_t l = 0; l < kLanes; ++l) {
+            lanes[l] += x[i + l];
+        }
+    }
+    double total = 0;
+    for (; i < n; ++i) {
+        total += static_cast<double>(x[i]);
+    }
+    for (const T lane : lanes) {
+        total += static_cast<double>(lane);
+    }
+    return total;
 }
 
 }  // namespace
 
 Tensor softmax(const Tensor& t, std::int64_t dim) {
     return along_rows(t, dim, "softmax", []<typename T>(const T* x, T* out, std::int64_t n) {
-        // Subtracting the row's maximum keeps every exp() in (0, 1]: exp(1000) would
-        // overflow to inf, exp(1000 - 1000) does not. The ratios are unchanged.
+        // Subtracting the row's maximum keeps every exponential in (0, 1]: e^1000 would
+        // overflow to inf, e^(1000 - 1000) does not, and the ratios are unchanged.
         const T largest = row_max(x, n);
-        double total = 0;
         for (std::int64_t i = 0; i < n; ++i) {
-            out[i] = std::exp(x[i] - largest);
-            total += static_cast<double>(out[i]);
+            out[i] = detail::exponential(x[i] - largest);
         }
-        const auto scale = static_cast<T>(1.0 / total);
+        const auto scale = static_cast<T>(1.0 / row_sum(out, n));
         for (std::int64_t i = 0; i < n; ++i) {
             out[i] *= scale;
         }
@@ -69,13 +104,13 @@ Tensor softmax(const Tensor& t, std::int64_t dim) {
 
 Tensor log_softmax(const Tensor& t, std::int64_t dim) {
     return along_rows(t, dim, "log_softmax", []<typename T>(const T* x, T* out, std::int64_t n) {
-        // log(exp(x_i) / sum exp(x_j)) = x_i - (max + log sum exp(x_j - max)).
+        // log(e^x_i / sum e^x_j) = x_i - (max + log sum e^(x_j - max)). The exponentials
+        // go through `out` as scratch space before the result overwrites them.
         const T largest = row_max(x, n);
-        double total = 0;
         for (std::int64_t i = 0; i < n; ++i) {
-            total += std::exp(static_cast<double>(x[i] - largest));
+            out[i] = detail::exponential(x[i] - largest);
         }
-        const auto log_sum = static_cast<T>(static_cast<double>(largest) + std::log(total));
+        const auto log_sum = static_cast<T>(static_cast<double>(largest) + std::log(row_sum(out, n)));
         for (std::int64_t i = 0; i < n; ++i) {
             out[i] = x[i] - log_sum;
         }
@@ -179,7 +214,8 @@ Tensor layer_norm(const Tensor& t, const Shape& normalized_shape, const std::opt
         const T* shift = b.data_ptr<T>();
         const T* in = rows.data_ptr<T>();
         T* result = out.data_ptr<T>();
-        for (std::int64_t start = 0; start < rows.numel(); start += length) {
+        const std::int64_t count = rows.numel();
+        for (std::int64_t start = 0; start < count; start += length) {
             const T* x = in + start;
             double total = 0;
             for (std::int64_t i = 0; i < length; ++i) {

@@ -6,6 +6,7 @@
 #include <type_traits>
 
 #include "internal/elementwise.h"
+#include "internal/fast_exp.h"
 #include "internal/integer_math.h"
 #include "kael/ops/binary.h"
 
@@ -64,7 +65,7 @@ Tensor sign(const Tensor& t) {
 }
 
 Tensor exp(const Tensor& t) {
-    return floating_unary(t, "exp", []<typename T>() { return [](T x) { return std::exp(x); }; });
+    return floating_unary(t, "exp", []<typename T>() { return [](T x) { return detail::exponential(x); }; });
 }
 
 Tensor log(const Tensor& t) {
@@ -102,7 +103,7 @@ Tensor tanh(const Tensor& t) {
 
 Tensor sigmoid(const Tensor& t) {
     return floating_unary(t, "sigmoid", []<typename T>() {
-        return [](T x) { return T{1} / (T{1} + std::exp(-x)); };
+        return [](T x) { return T{1} / (T{1} + detail::exponential(-x)); };
     });
 }
 
@@ -138,7 +139,7 @@ Tensor gelu(const Tensor& t, std::string_view approximate) {
 
 Tensor silu(const Tensor& t) {
     return detail::unary_kernel<Dtypes::Floating>(t, t.dtype(), "silu", []<typename T>() {
-        return [](T x) { return x / (T{1} + std::exp(-x)); };
+        return [](T x) { return x / (T{1} + detail::exponential(-x)); };
     });
 }
 
