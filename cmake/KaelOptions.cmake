@@ -16,6 +16,15 @@ function(kael_enable_warnings target)
   target_compile_options(${target} PRIVATE "-fmacro-prefix-map=${PROJECT_SOURCE_DIR}/kael/=")
 endfunction()
 
+#> stage 6
+set(KAEL_USE_BLAS AUTO CACHE STRING "BLAS for float and double matmul: AUTO (if found), ON or OFF")
+set_property(CACHE KAEL_USE_BLAS PROPERTY STRINGS AUTO ON OFF)
+# Kernels compiled for the build machine's CPU use its widest vector instructions (AVX2,
+# AVX-512). Turn it off for a library that must run on other, older x86-64 machines; the
+# matrix kernel still picks AVX2 or AVX-512 at run time either way.
+option(KAEL_NATIVE_ARCH "Compile kael for this machine's CPU (-march=native)" ON)
+
+#< stage 6
 if(KAEL_ENABLE_SANITIZERS AND KAEL_ENABLE_TSAN)
   message(FATAL_ERROR "KAEL_ENABLE_SANITIZERS and KAEL_ENABLE_TSAN cannot be combined: "
                       "AddressSanitizer and ThreadSanitizer use incompatible runtimes")

@@ -7,27 +7,19 @@
 #include <string>
 #include <vector>
 
+#include "helpers.h"
 #include "kael/factory.h"
 
 namespace {
+
+using kael::testing::values;
+using kael::testing::message_of;
 
 using kael::DType;
 using kael::Shape;
 using kael::Tensor;
 
-template <typename T> std::vector<T> values(const Tensor& t) {
-    const T* data = t.data_ptr<T>();
-    return std::vector<T>(data, data + t.numel());
-}
 
-template <typename F> std::string message_of(F&& f) {
-    try {
-        f();
-    } catch (const kael::Error& error) {
-        return error.what();
-    }
-    return "no exception";
-}
 
 TEST(Factory, EmptyDefaultsToFloat32OnTheCpu) {
     const Tensor t = kael::empty({2, 3});

@@ -8,18 +8,17 @@
 #include <numeric>
 #include <vector>
 
+#include "helpers.h"
 #include "kael/factory.h"
 #include "kael/random.h"
 
 namespace {
 
+using kael::testing::values;
+
 using kael::DType;
 using kael::Tensor;
 
-template <typename T> std::vector<T> values(const Tensor& t) {
-    const T* data = t.data_ptr<T>();
-    return std::vector<T>(data, data + t.numel());
-}
 
 double mean(const std::vector<double>& v) {
     return std::accumulate(v.begin(), v.end(), 0.0) / static_cast<double>(v.size());

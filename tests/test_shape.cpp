@@ -70,6 +70,22 @@ TEST(Shape, NumelRejectsNegativeDimensions) {
     EXPECT_NO_THROW((void)kael::numel(Shape{2, 0}));
 }
 
+TEST(Shape, NumelIsZeroWheneverADimensionIsZero) {
+    // The product of the other sizes would overflow, but no element exists.
+    const std::int64_t huge = std::int64_t{1} << 62;
+    EXPECT_EQ(kael::numel(Shape{huge, 4, 0}), 0);
+    EXPECT_EQ(kael::numel(Shape{0, huge, huge}), 0);
+    EXPECT_THROW((void)kael::numel(Shape{huge, 4, 1}), kael::ValueError);
+}
+
+TEST(Shape, ContiguousStridesNeverUseTheOutermostSize) {
+    // As in PyTorch: [2^62, 0, 4] has strides [4, 4, 1]; the size 2^62 multiplies nothing.
+    const std::int64_t huge = std::int64_t{1} << 62;
+    EXPECT_EQ(kael::contiguous_strides(Shape{huge, 0, 4}), (Strides{4, 4, 1}));
+    EXPECT_EQ(kael::contiguous_strides(Shape{huge, 2}), (Strides{2, 1}));
+    EXPECT_THROW((void)kael::contiguous_strides(Shape{2, huge, 4}), kael::ValueError);
+}
+
 TEST(Shape, NumelOverflowThrows) {
     const std::int64_t half = std::int64_t{1} << 31;
     EXPECT_EQ(kael::numel(Shape{half, half / 2, 2}), std::int64_t{1} << 62);   // 2^62 fits

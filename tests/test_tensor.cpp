@@ -11,11 +11,14 @@
 #include <string>
 #include <type_traits>
 
+#include "helpers.h"
 #include "kael/device.h"
 #include "kael/factory.h"
 #include "kael/tensor.h"
 
 namespace {
+
+using kael::testing::message_of;
 
 using kael::DType;
 using kael::Shape;
@@ -46,14 +49,6 @@ std::string printed(const Tensor& t) {
     return text.str();
 }
 
-template <typename F> std::string message_of(F&& f) {
-    try {
-        f();
-    } catch (const kael::Error& error) {
-        return error.what();
-    }
-    return "no exception";
-}
 
 // ---- the handle ------------------------------------------------------------------------
 

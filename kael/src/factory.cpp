@@ -80,6 +80,7 @@ Tensor arange(double start, double end, double step, DType dtype) {
         KAEL_CHECK_VALUE(count < 0x1p62, "arange would produce " << count << " values");
         Tensor t = empty({static_cast<std::int64_t>(count)}, dtype);
         T* out = t.data_ptr<T>();
+        const std::int64_t n = t.numel();
         if constexpr (std::is_integral_v<T>) {
             // Every value lies between start and end, so bounds that fit in int64 keep the
             // integer arithmetic below free of overflow.
@@ -89,13 +90,13 @@ Tensor arange(double start, double end, double step, DType dtype) {
             // PyTorch truncates start and step for integer results, then steps exactly.
             const auto first = saturating_cast<T>(start);
             const auto delta = saturating_cast<T>(step);
-            for (std::int64_t i = 0; i < t.numel(); ++i) {
+            for (std::int64_t i = 0; i < n; ++i) {
                 out[i] = first + static_cast<T>(i) * delta;
             }
         } else {
             // start + i * step, not an accumulated sum, which would add one rounding error
             // per element.
-            for (std::int64_t i = 0; i < t.numel(); ++i) {
+            for (std::int64_t i = 0; i < n; ++i) {
                 out[i] = static_cast<T>(start + static_cast<double>(i) * step);
             }
         }

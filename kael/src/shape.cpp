@@ -27,6 +27,10 @@ void validate_shape(const Shape& shape) {
 
 std::int64_t numel(const Shape& shape) {
     validate_shape(shape);
+    // A zero anywhere means no elements, whatever the other sizes multiply to.
+    if (std::find(shape.begin(), shape.end(), 0) != shape.end()) {
+        return 0;
+    }
     std::int64_t count = 1;
     for (const std::int64_t size : shape) {
         count = detail::checked_mul(count, size, "number of elements");
@@ -40,7 +44,9 @@ Strides contiguous_strides(const Shape& shape) {
     std::int64_t stride = 1;
     for (std::size_t i = shape.size(); i-- > 0;) {
         strides[i] = stride;
-        stride = detail::checked_mul(stride, std::max<std::int64_t>(shape[i], 1), "stride");
+        if (i > 0) {  // the outermost size is never needed for a stride
+            stride = detail::checked_mul(stride, std::max<std::int64_t>(shape[i], 1), "stride");
+        }
     }
     return strides;
 }

@@ -123,6 +123,18 @@ constexpr DType promote_types(DType a, DType b) {
     return rank(a) >= rank(b) ? a : b;
 }
 
+//> stage 6
+/// True when a result of dtype `from` may be written into a tensor of dtype `to` by an
+/// in-place operation: never from floating point to an integer or Bool, and never from a
+/// number to Bool (PyTorch's can_cast).
+constexpr bool can_cast(DType from, DType to) {
+    if (is_floating_point(from) && !is_floating_point(to)) {
+        return false;
+    }
+    return from == DType::Bool || to != DType::Bool;
+}
+
+//< stage 6
 // ---------------------------------------------------------------------------------------
 // Traits between DType values and C++ element types.
 

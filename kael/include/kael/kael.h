@@ -9,8 +9,14 @@
 #include "kael/dtype.h"
 #include "kael/error.h"
 #include "kael/factory.h"
+//> stage 6
+#include "kael/ops.h"
+//< stage 6
 #include "kael/random.h"
 //> stage 5
+#include "kael/broadcast.h"
+#include "kael/iterator.h"
+#include "kael/kernels.h"
 #include "kael/scalar.h"
 //< stage 5
 #include "kael/shape.h"
@@ -18,3 +24,6 @@
 #include "kael/tensor.h"
 #include "kael/tensor_impl.h"
 #include "kael/version.h"
+//> stage 4
+#include "kael/view.h"
+//< stage 4

@@ -7,9 +7,14 @@
 #include <initializer_list>
 #include <iosfwd>
 #include <memory>
+#include <optional>
 #include <span>
+#include <vector>
 
 #include "kael/dtype.h"
+//> stage 6
+#include "kael/scalar.h"
+//< stage 6
 #include "kael/shape.h"
 #include "kael/tensor_impl.h"
 
@@ -127,6 +132,160 @@ public:
     [[nodiscard]] Tensor clone() const;
     /// *this when already contiguous, clone() otherwise.
     [[nodiscard]] Tensor contiguous() const;
+//> stage 4
+
+    // ---- Views: new impls over the same storage (chapter 03) ---------------------------
+    // A view shares this tensor's storage, so writes through either are visible through
+    // both, and so is the storage's version counter. Every view goes through as_strided.
+
+    /// The funnel of every view: a new tensor over this tensor's storage with the given
+    /// metadata, validated like any other tensor (kael::Error if it would read outside the
+    /// storage).
+    [[nodiscard]] Tensor as_strided(const Shape& shape, const Strides& strides,
+                                    std::int64_t offset) const;
+    /// The same elements with a new shape, without copying. One size may be -1 (inferred).
+    /// Throws ValueError when the element counts differ or when the strides cannot express
+    /// the new shape (reshape() copies in that case).
+    [[nodiscard]] Tensor view(const Shape& shape) const;
+    /// view(shape) when the strides allow it, otherwise a contiguous copy with that shape.
+    [[nodiscard]] Tensor reshape(const Shape& shape) const;
+    /// Swaps two dimensions.
+    [[nodiscard]] Tensor transpose(std::int64_t dim0, std::int64_t dim1) const;
+    /// All dimensions reversed (for a matrix, its transpose).
+    [[nodiscard]] Tensor T() const;
+    /// The last two dimensions swapped; needs at least two dimensions.
+    [[nodiscard]] Tensor mT() const;
+    /// The dimensions reordered: dimension i of the result is dimension dims[i] of this.
+    [[nodiscard]] Tensor permute(const std::vector<std::int64_t>& dims) const;
+    /// Elements start, start + step, ... before end along `dim`. Bounds follow Python
+    /// slicing: negative values count from the end, and out-of-range values are clamped.
+    /// Throws ValueError unless step > 0.
+    [[nodiscard]] Tensor slice(std::int64_t dim, std::optional<std::int64_t> start = std::nullopt,
+                               std::optional<std::int64_t> end = std::nullopt,
+                               std::int64_t step = 1) const;
+    /// The sub-tensor at `index` along `dim`, with that dimension removed.
+    [[nodiscard]] Tensor select(std::int64_t dim, std::int64_t index) const;
+    /// `length` elements from `start` along `dim`; unlike slice, out-of-range is an error.
+    [[nodiscard]] Tensor narrow(std::int64_t dim, std::int64_t start, std::int64_t length) const;
+    /// select(0, index): `t[i]` as in PyTorch.
+    [[nodiscard]] Tensor operator[](std::int64_t index) const { return select(0, index); }
+    /// Size-1 dimensions repeated to `shape` with stride 0, without copying. -1 keeps a
+    /// size; new dimensions may be added in front.
+    [[nodiscard]] Tensor expand(const Shape& shape) const;
+    /// expand(other.shape()).
+    [[nodiscard]] Tensor expand_as(const Tensor& other) const;
+    /// Every size-1 dimension removed.
+    [[nodiscard]] Tensor squeeze() const;
+    /// Dimension `dim` removed if its size is 1; otherwise the same shape.
+    [[nodiscard]] Tensor squeeze(std::int64_t dim) const;
+    /// A size-1 dimension inserted at `dim` (in [-dim() - 1, dim()]).
+    [[nodiscard]] Tensor unsqueeze(std::int64_t dim) const;
+    /// Dimensions start_dim..end_dim merged into one, as reshape() does.
+    [[nodiscard]] Tensor flatten(std::int64_t start_dim = 0, std::int64_t end_dim = -1) const;
+    /// Dimension `dim` split into `sizes` (one may be -1); always a view.
+    [[nodiscard]] Tensor unflatten(std::int64_t dim, const Shape& sizes) const;
+    /// A new tensor over the same storage and metadata. From chapter 06 on it is also cut
+    /// off from the autograd graph.
+    [[nodiscard]] Tensor detach() const;
+//< stage 4
+//> stage 6
+
+    // ---- Operations as methods (chapter 05) ----------------------------------------------
+    // Each calls the free function of the same name in kael/ops/*.h.
+
+    /// kael::add(*this, other, alpha).
+    [[nodiscard]] Tensor add(const Tensor& other, Scalar alpha = 1) const;
+    /// kael::sub(*this, other, alpha).
+    [[nodiscard]] Tensor sub(const Tensor& other, Scalar alpha = 1) const;
+    /// kael::add(*this, other, alpha) with a scalar.
+    [[nodiscard]] Tensor add(Scalar other, Scalar alpha = 1) const;
+    /// kael::sub(*this, other, alpha) with a scalar.
+    [[nodiscard]] Tensor sub(Scalar other, Scalar alpha = 1) const;
+    /// kael::mul(*this, other).
+    [[nodiscard]] Tensor mul(const Tensor& other) const;
+    /// kael::mul(*this, other) with a scalar.
+    [[nodiscard]] Tensor mul(Scalar other) const;
+    /// kael::div(*this, other).
+    [[nodiscard]] Tensor div(const Tensor& other) const;
+    /// kael::div(*this, other) with a scalar.
+    [[nodiscard]] Tensor div(Scalar other) const;
+    /// kael::pow(*this, exponent).
+    [[nodiscard]] Tensor pow(Scalar exponent) const;
+    /// kael::matmul(*this, other).
+    [[nodiscard]] Tensor matmul(const Tensor& other) const;
+    /// kael::exp(*this).
+    [[nodiscard]] Tensor exp() const;
+    /// kael::log(*this).
+    [[nodiscard]] Tensor log() const;
+    /// kael::sqrt(*this).
+    [[nodiscard]] Tensor sqrt() const;
+    /// kael::abs(*this).
+    [[nodiscard]] Tensor abs() const;
+    /// kael::relu(*this).
+    [[nodiscard]] Tensor relu() const;
+    /// kael::sigmoid(*this).
+    [[nodiscard]] Tensor sigmoid() const;
+    /// kael::tanh(*this).
+    [[nodiscard]] Tensor tanh() const;
+    /// kael::clamp(*this, min, max).
+    [[nodiscard]] Tensor clamp(std::optional<Scalar> min, std::optional<Scalar> max = std::nullopt) const;
+    /// kael::softmax(*this, dim).
+    [[nodiscard]] Tensor softmax(std::int64_t dim) const;
+    /// kael::log_softmax(*this, dim).
+    [[nodiscard]] Tensor log_softmax(std::int64_t dim) const;
+    /// kael::sum(*this).
+    [[nodiscard]] Tensor sum() const;
+    /// kael::sum(*this, dims, keepdim).
+    [[nodiscard]] Tensor sum(const std::vector<std::int64_t>& dims, bool keepdim = false) const;
+    /// kael::mean(*this).
+    [[nodiscard]] Tensor mean() const;
+    /// kael::mean(*this, dims, keepdim).
+    [[nodiscard]] Tensor mean(const std::vector<std::int64_t>& dims, bool keepdim = false) const;
+    /// kael::max(*this): the largest element.
+    [[nodiscard]] Tensor max() const;
+    /// kael::min(*this): the smallest element.
+    [[nodiscard]] Tensor min() const;
+    /// kael::argmax(*this, dim, keepdim).
+    [[nodiscard]] Tensor argmax(std::int64_t dim, bool keepdim = false) const;
+    /// kael::masked_fill(*this, mask, value).
+    [[nodiscard]] Tensor masked_fill(const Tensor& mask, Scalar value) const;
+
+    // ---- In-place operations (chapter 05) -------------------------------------------------
+    // They write into this tensor's storage, so every view of it sees the change, and they
+    // bump the storage's version counter. Each refuses a tensor whose elements share
+    // memory (an expanded tensor: kael::Error), a result dtype that cannot be cast to this
+    // tensor's (TypeError), and shapes that would have to grow this tensor (ValueError).
+    // An operand that partially overlaps this tensor is copied first.
+
+    /// this += alpha * other.
+    Tensor& add_(const Tensor& other, Scalar alpha = 1);
+    /// this += alpha * value.
+    Tensor& add_(Scalar value, Scalar alpha = 1);
+    /// this -= alpha * other.
+    Tensor& sub_(const Tensor& other, Scalar alpha = 1);
+    /// this -= alpha * value.
+    Tensor& sub_(Scalar value, Scalar alpha = 1);
+    /// this *= other.
+    Tensor& mul_(const Tensor& other);
+    /// this *= value.
+    Tensor& mul_(Scalar value);
+    /// this /= other (true division: this tensor must be floating point).
+    Tensor& div_(const Tensor& other);
+    /// this /= value.
+    Tensor& div_(Scalar value);
+    /// Every element set to `value`.
+    Tensor& fill_(Scalar value);
+    /// Every element set to 0.
+    Tensor& zero_();
+    /// The elements of `src` (broadcast to this shape, converted to this dtype) copied in.
+    Tensor& copy_(const Tensor& src);
+    /// Each element limited to [min, max].
+    Tensor& clamp_(std::optional<Scalar> min, std::optional<Scalar> max = std::nullopt);
+    /// `value` written wherever `mask` (Bool, broadcastable to this shape) is true.
+    Tensor& masked_fill_(const Tensor& mask, Scalar value);
+    /// Every element negated.
+    Tensor& neg_();
+//< stage 6
 
 private:
     explicit Tensor(std::shared_ptr<TensorImpl> impl);

@@ -1,0 +1,132 @@
+#!/usr/bin/python3
+"""Runs the same workloads through kael and through libtorch (PyTorch's C++ API) on this
+machine, interleaved, and prints the ratios as a Markdown table.
+
+    benchmarks/compare_with_libtorch.py [--threads N] [--rounds R] [--min-time S]
+
+It builds kael's benchmarks in build/bench and the libtorch side (Debian's libtorch-dev)
+in build/bench-libtorch. For a fair comparison it
+  - unsets OPENBLAS_CORETYPE and OPENBLAS_L2_SIZE for both sides (the environment of
+    these machines pins OpenBLAS to its Haswell kernels, which halves its sgemm),
+  - gives both sides the same thread count (and OMP_WAIT_POLICY=PASSIVE above one thread,
+    so two busy-waiting OpenMP pools do not fight over two cores),
+  - alternates kael and libtorch runs of each workload, several rounds, and keeps each
+    side's median: the noise between passes on a shared machine reaches 1.5-2x.
+"""
+import argparse
+import json
+import os
+import pathlib
+import statistics
+import subprocess
+import sys
+
+ROOT = pathlib.Path(__file__).resolve().parent.parent
+WORKLOADS = [
+    ("BM_AddInPlace", "add 10M float32 into an existing tensor (a += b)"),
+    ("BM_AddFresh", "add 10M float32 into a new tensor"),
+    ("BM_AddBroadcast", "add [1000, 1000] + [1000]"),
+    ("BM_AddTransposed", "add [2500, 4000] + transposed [4000, 2500]"),
+    ("BM_Sum", "sum of 10M float32"),
+    ("BM_Softmax", "softmax [4096, 1024] over the last dim"),
+    ("BM_Matmul/256", "matmul 256 (kael's own kernel)"),
+    ("BM_Matmul/512", "matmul 512 (kael's own kernel)"),
+    ("BM_Matmul/1024", "matmul 1024 (kael's own kernel)"),
+    ("BM_Matmul/2048", "matmul 2048 (kael's own kernel)"),
+    ("BM_MatmulBlas/1024", "matmul 1024 (kael through OpenBLAS)"),
+    ("BM_MatmulBlas/2048", "matmul 2048 (kael through OpenBLAS)"),
+    ("BM_AddTiny", "add of two 4-element tensors (per-op overhead)"),
+]
+
+
+def build():
+    def run(*cmd):
+        subprocess.run(cmd, cwd=ROOT, check=True, stdout=subprocess.DEVNULL)
+    run("cmake", "-S", ".", "-B", "build/bench", "-G", "Ninja", "-DCMAKE_BUILD_TYPE=Release",
+        "-DKAEL_BUILD_BENCHMARKS=ON", "-DKAEL_BUILD_TESTS=OFF", "-DKAEL_BUILD_EXAMPLES=OFF")
+    run("cmake", "--build", "build/bench", "--target", "kael_bench_ops")
+    run("cmake", "-S", "benchmarks/libtorch", "-B", "build/bench-libtorch", "-G", "Ninja",
+        "-DCMAKE_BUILD_TYPE=Release")
+    run("cmake", "--build", "build/bench-libtorch")
+    return ROOT / "build/bench/benchmarks/kael_bench_ops", ROOT / "build/bench-libtorch/bench_libtorch"
+
+
+def environment(threads):
+    env = dict(os.environ)
+    env.pop("OPENBLAS_CORETYPE", None)
+    env.pop("OPENBLAS_L2_SIZE", None)
+    for name in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS", "KAEL_BENCH_THREADS"):
+        env[name] = str(threads)
+    if threads > 1:
+        env["OMP_WAIT_POLICY"] = "PASSIVE"
+    return env
+
+
+def measure(binary, name, env, min_time):
+    """Real time of one benchmark in milliseconds (or None), and its counters."""
+    result = subprocess.run([str(binary), f"--benchmark_filter=^{name}$", "--benchmark_format=json",
+                             f"--benchmark_min_time={min_time}"], capture_output=True, text=True, env=env)
+    if result.returncode != 0:
+        return None, {}
+    runs = [b for b in json.loads(result.stdout)["benchmarks"] if b.get("run_type", "iteration") == "iteration"]
+    if not runs or runs[0].get("error_occurred"):
+        return None, {}
+    run = runs[0]
+    scale = {"ns": 1e-6, "us": 1e-3, "ms": 1.0, "s": 1e3}[run["time_unit"]]
+    return run["real_time"] * scale, run
+
+
+def libtorch_name(name):
+    return name.replace("BM_MatmulBlas", "BM_Matmul")
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--threads", type=int, default=1)
+    parser.add_argument("--rounds", type=int, default=5)
+    parser.add_argument("--min-time", type=float, default=0.2)
+    args = parser.parse_args()
+    kael_binary, torch_binary = build()
+    env = environment(args.threads)
+
+    times = {name: ([], []) for name, _ in WORKLOADS}
+    counters = {}
+    for _ in range(args.rounds):
+        for name, _ in WORKLOADS:
+            kael_ms, kael_run = measure(kael_binary, name, env, args.min_time)
+            torch_ms, _ = measure(torch_binary, libtorch_name(name), env, args.min_time)
+            if kael_ms is not None:
+                times[name][0].append(kael_ms)
+                counters[name] = kael_run
+            if torch_ms is not None:
+                times[name][1].append(torch_ms)
+
+    bandwidths = [measure(kael_binary, "BM_Bandwidth", env, args.min_time)[1] for _ in range(args.rounds)]
+    bandwidth = statistics.median(b["bytes_per_second"] for b in bandwidths if b) / 1e9
+    print(f"Threads per side: {args.threads}; rounds: {args.rounds}, interleaved; medians shown.")
+    print(f"Measured memory bandwidth, one thread, pattern of a += b on 10M floats (a plain C++ "
+          f"loop): {bandwidth:.1f} GB/s\n")
+    print("| workload | kael | libtorch | kael / libtorch time | kael throughput |")
+    print("|---|---:|---:|---:|---:|")
+    for name, label in WORKLOADS:
+        kael_times, torch_times = times[name]
+        if not kael_times or not torch_times:
+            print(f"| {label} | {'n/a' if not kael_times else ''} | {'n/a' if not torch_times else ''} | | |")
+            continue
+        k, t = statistics.median(kael_times), statistics.median(torch_times)
+        run = counters[name]
+        if "GFLOP/s" in run:
+            size = int(name.split("/")[1])
+            throughput = f"{2 * size ** 3 / (k / 1e3) / 1e9:.0f} GFLOP/s (libtorch {2 * size ** 3 / (t / 1e3) / 1e9:.0f})"
+        elif "bytes_per_second" in run:
+            gbps = run["bytes_per_second"] / 1e9 * (run["real_time"] / (k * {"ns": 1e6, "us": 1e3, "ms": 1, "s": 1e-3}[run["time_unit"]]))
+            throughput = f"{gbps:.1f} GB/s ({gbps / bandwidth:.0%} of measured)"
+        else:
+            throughput = ""
+        unit = (lambda ms: f"{ms * 1e6:.0f} ns") if k < 0.01 else (lambda ms: f"{ms:.3f} ms")
+        print(f"| {label} | {unit(k)} | {unit(t)} | {k / t:.2f} | {throughput} |")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,103 @@
+// The workloads of benchmarks/bench_ops.cpp through libtorch (PyTorch's C++ API), under
+// the same names, for benchmarks/compare_with_libtorch.py.
+#include <benchmark/benchmark.h>
+#include <torch/torch.h>
+
+#include <cstdlib>
+
+#include "../workloads.h"
+
+namespace {
+
+void BM_AddFresh(benchmark::State& state) {
+    const auto a = torch::ones({workloads::kLarge});
+    const auto b = torch::ones({workloads::kLarge});
+    for (auto _ : state) {
+        benchmark::DoNotOptimize(torch::add(a, b));
+    }
+    state.SetBytesProcessed(state.iterations() * workloads::kLarge * 12);
+}
+BENCHMARK(BM_AddFresh)->Unit(benchmark::kMillisecond);
+
+void BM_AddInPlace(benchmark::State& state) {
+    auto a = torch::zeros({workloads::kLarge});
+    const auto b = torch::ones({workloads::kLarge});
+    for (auto _ : state) {
+        a.add_(b);
+    }
+    state.SetBytesProcessed(state.iterations() * workloads::kLarge * 12);
+}
+BENCHMARK(BM_AddInPlace)->Unit(benchmark::kMillisecond);
+
+void BM_AddBroadcast(benchmark::State& state) {
+    const auto a = torch::ones({workloads::kBroadcastSide, workloads::kBroadcastSide});
+    const auto b = torch::ones({workloads::kBroadcastSide});
+    for (auto _ : state) {
+        benchmark::DoNotOptimize(torch::add(a, b));
+    }
+    state.SetBytesProcessed(state.iterations() * workloads::kBroadcastSide * workloads::kBroadcastSide * 8);
+}
+BENCHMARK(BM_AddBroadcast)->Unit(benchmark::kMillisecond);
+
+void BM_AddTransposed(benchmark::State& state) {
+    const auto a = torch::ones({workloads::kCols, workloads::kRows}).t();
+    const auto b = torch::ones({workloads::kRows, workloads::kCols});
+    for (auto _ : state) {
+        benchmark::DoNotOptimize(torch::add(a, b));
+    }
+    state.SetBytesProcessed(state.iterations() * workloads::kLarge * 12);
+}
+BENCHMARK(BM_AddTransposed)->Unit(benchmark::kMillisecond);
+
+void BM_Sum(benchmark::State& state) {
+    const auto a = torch::ones({workloads::kLarge});
+    for (auto _ : state) {
+        benchmark::DoNotOptimize(torch::sum(a));
+    }
+    state.SetBytesProcessed(state.iterations() * workloads::kLarge * 4);
+}
+BENCHMARK(BM_Sum)->Unit(benchmark::kMillisecond);
+
+void BM_Softmax(benchmark::State& state) {
+    torch::manual_seed(0);
+    const auto x = torch::randn({workloads::kSoftmaxRows, workloads::kSoftmaxCols});
+    for (auto _ : state) {
+        benchmark::DoNotOptimize(torch::softmax(x, -1));
+    }
+    state.SetItemsProcessed(state.iterations() * workloads::kSoftmaxRows * workloads::kSoftmaxCols);
+}
+BENCHMARK(BM_Softmax)->Unit(benchmark::kMillisecond);
+
+void BM_Matmul(benchmark::State& state) {
+    const std::int64_t n = state.range(0);
+    torch::manual_seed(0);
+    const auto a = torch::randn({n, n});
+    const auto b = torch::randn({n, n});
+    for (auto _ : state) {
+        benchmark::DoNotOptimize(torch::matmul(a, b));
+    }
+    state.counters["GFLOP/s"] = benchmark::Counter(static_cast<double>(2 * n * n * n) * static_cast<double>(state.iterations()),
+                                                   benchmark::Counter::kIsRate, benchmark::Counter::kIs1000);
+}
+BENCHMARK(BM_Matmul)->Arg(256)->Arg(512)->Arg(1024)->Arg(2048)->Unit(benchmark::kMillisecond);
+
+void BM_AddTiny(benchmark::State& state) {
+    const auto a = torch::ones({workloads::kTiny});
+    const auto b = torch::ones({workloads::kTiny});
+    for (auto _ : state) {
+        benchmark::DoNotOptimize(torch::add(a, b));
+    }
+}
+BENCHMARK(BM_AddTiny);
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    // The same thread count as kael's side: set by the comparison script.
+    const char* threads = std::getenv("KAEL_BENCH_THREADS");
+    torch::set_num_threads(threads != nullptr ? std::atoi(threads) : 1);
+    benchmark::Initialize(&argc, argv);
+    benchmark::RunSpecifiedBenchmarks();
+    benchmark::Shutdown();
+    return 0;
+}

@@ -1,0 +1,17 @@
+#pragma once
+// The workloads that benchmarks/compare_with_libtorch.py runs through kael and through
+// libtorch, with one name and one size per workload so the two sides pair up.
+
+#include <cstdint>
+
+namespace workloads {
+
+constexpr std::int64_t kLarge = 10'000'000;   // elements of the large element-wise ops
+constexpr std::int64_t kRows = 2'500;         // kRows x kCols = kLarge, for the transposed add
+constexpr std::int64_t kCols = 4'000;
+constexpr std::int64_t kBroadcastSide = 1'000;  // [1000, 1000] + [1000]
+constexpr std::int64_t kSoftmaxRows = 4'096;
+constexpr std::int64_t kSoftmaxCols = 1'024;
+constexpr std::int64_t kTiny = 4;
+
+}  // namespace workloads

@@ -1,0 +1,43 @@
+#pragma once
+/// \file
+/// \brief Matrix products with PyTorch's shape rules, and the choice between kael's own
+/// kernel and a BLAS library.
+
+#include "kael/tensor.h"
+
+namespace kael {
+
+/// The matrix product with PyTorch's rules for every rank:
+/// - 1-d x 1-d: the dot product, a 0-d tensor;
+/// - 2-d x 2-d: the matrix product;
+/// - 1-d x 2-d and 2-d x 1-d: the 1-d operand acts as a row (or column) vector, and its
+///   dimension is removed from the result;
+/// - more dimensions: a batch of matrix products whose leading (batch) dimensions
+///   broadcast.
+/// Both operands must have the same dtype (TypeError), which must not be Bool; the inner
+/// sizes must agree (ValueError naming both shapes); 0-d operands are rejected.
+[[nodiscard]] Tensor matmul(const Tensor& a, const Tensor& b);
+/// The product of two matrices (2-d only).
+[[nodiscard]] Tensor mm(const Tensor& a, const Tensor& b);
+/// The products of two batches of matrices of the same batch size (3-d only).
+[[nodiscard]] Tensor bmm(const Tensor& a, const Tensor& b);
+/// The dot product of two 1-d tensors of the same size, as a 0-d tensor.
+[[nodiscard]] Tensor dot(const Tensor& a, const Tensor& b);
+/// The outer product of two 1-d tensors: result[i][j] = a[i] * b[j].
+[[nodiscard]] Tensor outer(const Tensor& a, const Tensor& b);
+
+/// Which kernel computes float and double matrix products.
+enum class MatmulBackend {
+    Auto,  ///< BLAS when kael was built with it, the own kernel otherwise
+    Kael,  ///< always kael's own blocked kernel
+    Blas,  ///< always BLAS (kael::Error if kael was built without it)
+};
+
+/// Chooses the matrix product kernel for the whole program (benchmarks compare them).
+void set_matmul_backend(MatmulBackend backend);
+/// The current choice.
+[[nodiscard]] MatmulBackend matmul_backend();
+/// True when kael was built with a BLAS library (CMake option KAEL_USE_BLAS).
+[[nodiscard]] bool blas_available();
+
+}  // namespace kael

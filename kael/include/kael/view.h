@@ -1,0 +1,41 @@
+#pragma once
+/// \file
+/// \brief Shape arithmetic for views, and the overlap checks that guard writes through them.
+
+#include <cstdint>
+#include <optional>
+
+#include "kael/shape.h"
+#include "kael/tensor.h"
+
+namespace kael {
+
+/// `shape` with its one -1 entry replaced so that the product is `count`. Throws
+/// ValueError for more than one -1, another negative size, or a product that does not
+/// match.
+[[nodiscard]] Shape infer_size(const Shape& shape, std::int64_t count);
+
+/// The strides under which a tensor with `old_shape` and `old_strides` can be viewed as
+/// `new_shape` without copying, or nothing when no such strides exist (PyTorch's rule:
+/// each run of dimensions that is contiguous in memory may be regrouped freely, but no
+/// new dimension may span two such runs).
+[[nodiscard]] std::optional<Strides> view_strides(const Shape& old_shape, const Strides& old_strides,
+                                                  const Shape& new_shape);
+
+/// Whether several positions of one tensor can name the same element.
+enum class MemOverlap {
+    No,       ///< every position names its own element
+    Yes,      ///< some element has several positions (an expanded dimension, stride 0)
+    TooHard,  ///< could not be decided cheaply; treated as no overlap
+};
+
+/// Decides MemOverlap for one tensor. In-place writes refuse MemOverlap::Yes: writing
+/// add_(1) to an expanded tensor would add 1 to one element several times.
+[[nodiscard]] MemOverlap has_internal_overlap(const Tensor& t);
+
+/// True when `a` and `b` share storage and their reachable bytes intersect without being
+/// the identical layout. Conservative: true may also be returned for interleaved layouts
+/// that never touch the same element.
+[[nodiscard]] bool may_partially_overlap(const Tensor& a, const Tensor& b);
+
+}  // namespace kael

@@ -1,0 +1,128 @@
+#pragma once
+// The shared shape of every element-wise kernel: pick the result dtype, cast the inputs to
+// it, build a TensorIterator, dispatch on the dtype, and run one element function.
+//
+// A kernel passes `make`, a templated lambda that returns the element function for the
+// C++ type T. Only the dtypes the kernel's Dtypes allow are instantiated.
+
+#include <optional>
+#include <string_view>
+
+#include "kael/iterator.h"
+#include "kael/factory.h"
+#include "kael/kernels.h"
+
+namespace kael::detail {
+
+/// Which dtypes a kernel is compiled for.
+enum class Dtypes { All, NoBool, Floating };
+
+template <Dtypes kinds, typename F>
+decltype(auto) dispatch_for(DType dtype, std::string_view op, F&& f) {
+    if constexpr (kinds == Dtypes::All) {
+        return dispatch(dtype, f);
+    } else if constexpr (kinds == Dtypes::NoBool) {
+        return dispatch_no_bool(dtype, op, f);
+    } else {
+        return dispatch_floating(dtype, op, f);
+    }
+}
+
+/// The dtype a floating function computes in: integer and Bool inputs use float32.
+inline DType floating_result(DType dtype) { return is_floating_point(dtype) ? dtype : DType::F32; }
+
+/// True for an operand the flat fast path can read directly: contiguous, on the CPU,
+/// already of `dtype`, and of exactly `shape` (nothing to broadcast).
+inline bool reads_flat(const Tensor& t, const Shape& shape, DType dtype) {
+    return t.dtype() == dtype && t.device() == Device::CPU && t.shape() == shape && t.is_contiguous();
+}
+
+/// The fast path of the common case: every operand contiguous with one shape and dtype.
+/// No iterator is built; the loop runs over the elements as one flat array, which the
+/// compiler vectorizes. Most operations on activations and parameters take it, and for
+/// tiny tensors it removes most of the fixed cost of an operation.
+template <typename T, typename F> Tensor flat_run(DType dtype, F f, const Tensor& a) {
+    Tensor out = empty(a.shape(), dtype);
+    T* result = out.data_ptr<T>();
+    const T* x = a.data_ptr<T>();
+    const std::int64_t n = out.numel();
+    for (std::int64_t k = 0; k < n; ++k) {
+        result[k] = f(x[k]);
+    }
+    return out;
+}
+
+template <typename T, typename F> Tensor flat_run(DType dtype, F f, const Tensor& a, const Tensor& b) {
+    Tensor out = empty(a.shape(), dtype);
+    T* result = out.data_ptr<T>();
+    const T* x = a.data_ptr<T>();
+    const T* y = b.data_ptr<T>();
+    const std::int64_t n = out.numel();
+    for (std::int64_t k = 0; k < n; ++k) {
+        result[k] = f(x[k], y[k]);
+    }
+    return out;
+}
+
+/// out = f(t) elementwise in `dtype`; into `out` when given (its dtype wins), else into a
+/// new tensor.
+template <Dtypes kinds, typename Make>
+Tensor unary_kernel(const Tensor& t, DType dtype, std::string_view op, Make&& make,
+                    const std::optional<Tensor>& out = std::nullopt) {
+    const DType compute = out ? out->dtype() : dtype;
+    if (!out && reads_flat(t, t.shape(), compute)) {
+        return dispatch_for<kinds>(compute, op, [&]<typename T>() {
+            return flat_run<T>(compute, make.template operator()<T>(), t);
+        });
+    }
+    return dispatch_for<kinds>(compute, op, [&]<typename T>() {
+        TensorIteratorConfig config;
+        if (out) {
+            config.add_output(*out);
+        } else {
+            config.declare_output(compute);
+        }
+        const TensorIterator iter = config.add_input(t.to(compute)).build();
+        run_typed<T, T>(iter, make.template operator()<T>());
+        return iter.output();
+    });
+}
+
+/// out = f(a, b) elementwise in `dtype`, with a and b broadcast.
+template <Dtypes kinds, typename Make>
+Tensor binary_kernel(const Tensor& a, const Tensor& b, DType dtype, std::string_view op,
+                     Make&& make, const std::optional<Tensor>& out = std::nullopt) {
+    const DType compute = out ? out->dtype() : dtype;
+    if (!out && reads_flat(a, a.shape(), compute) && reads_flat(b, a.shape(), compute)) {
+        return dispatch_for<kinds>(compute, op, [&]<typename T>() {
+            return flat_run<T>(compute, make.template operator()<T>(), a, b);
+        });
+    }
+    return dispatch_for<kinds>(compute, op, [&]<typename T>() {
+        TensorIteratorConfig config;
+        if (out) {
+            config.add_output(*out);
+        } else {
+            config.declare_output(compute);
+        }
+        const TensorIterator iter = config.add_input(a.to(compute)).add_input(b.to(compute)).build();
+        run_typed<T, T, T>(iter, make.template operator()<T>());
+        return iter.output();
+    });
+}
+
+/// out = f(a, b) with a Bool output: comparisons. a and b are cast to `dtype` first.
+template <typename Make>
+Tensor compare_kernel(const Tensor& a, const Tensor& b, DType dtype, std::string_view op, Make&& make) {
+    return dispatch_for<Dtypes::All>(dtype, op, [&]<typename T>() {
+        const TensorIterator iter = TensorIteratorConfig()
+                                        .declare_output(DType::Bool)
+                                        .add_input(a.to(dtype))
+                                        .add_input(b.to(dtype))
+                                        .build();
+        run_typed<std::uint8_t, T, T>(iter, make.template operator()<T>());
+        return iter.output();
+    });
+}
+
+}  // namespace kael::detail

@@ -1,0 +1,69 @@
+// The optional BLAS path: float and double products through cblas_sgemm and cblas_dgemm.
+// Compiled with KAEL_HAS_BLAS when CMake found a BLAS library (KAEL_USE_BLAS).
+#include "internal/gemm.h"
+#include <algorithm>
+
+#include "kael/error.h"
+
+#ifdef KAEL_HAS_BLAS
+#include <cblas.h>
+#endif
+
+namespace kael::detail {
+
+#ifdef KAEL_HAS_BLAS
+
+namespace {
+
+// BLAS reads a matrix whose rows or columns are contiguous; gemm() in linalg.cpp only
+// sends such operands. Returns whether the matrix is stored transposed, and its leading
+// dimension.
+struct Layout {
+    CBLAS_TRANSPOSE transpose;
+    std::int64_t leading;
+};
+
+Layout layout(std::int64_t rows, std::int64_t cols, std::int64_t row_stride, std::int64_t col_stride) {
+    if (col_stride == 1 && row_stride >= cols) {
+        return {CblasNoTrans, std::max<std::int64_t>(row_stride, 1)};
+    }
+    KAEL_CHECK(row_stride == 1 && col_stride >= rows,
+               "BLAS needs contiguous rows or columns, got strides (" << row_stride << ", "
+                                                                     << col_stride << ")");
+    return {CblasTrans, std::max<std::int64_t>(col_stride, 1)};
+}
+
+int blas_int(std::int64_t value) {
+    KAEL_CHECK(value <= 0x7fffffff, "matrix size " << value << " exceeds the BLAS integer range");
+    return static_cast<int>(value);
+}
+
+template <typename T, typename Gemm> void call(const GemmOperands<T>& op, Gemm gemm_function) {
+    const Layout a = layout(op.m, op.k, op.a_row, op.a_col);
+    const Layout b = layout(op.k, op.n, op.b_row, op.b_col);
+    gemm_function(CblasRowMajor, a.transpose, b.transpose, blas_int(op.m), blas_int(op.n),
+                  blas_int(op.k), T{1}, op.a, blas_int(a.leading), op.b, blas_int(b.leading), T{0},
+                  op.c, blas_int(op.ldc));
+}
+
+}  // namespace
+
+bool blas_available() { return true; }
+void blas_gemm(const GemmOperands<float>& op) { call(op, cblas_sgemm); }
+void blas_gemm(const GemmOperands<double>& op) { call(op, cblas_dgemm); }
+
+#else
+
+bool blas_available() { return false; }
+
+void blas_gemm(const GemmOperands<float>& /*op*/) {
+    KAEL_CHECK(blas_available(), "kael was built without BLAS; configure with KAEL_USE_BLAS=ON");
+}
+
+void blas_gemm(const GemmOperands<double>& /*op*/) {
+    KAEL_CHECK(blas_available(), "kael was built without BLAS; configure with KAEL_USE_BLAS=ON");
+}
+
+#endif
+
+}  // namespace kael::detail

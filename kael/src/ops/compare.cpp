@@ -1,0 +1,167 @@
+// Comparisons, logical operations, where, and the NaN and closeness tests.
+#include "kael/ops/compare.h"
+
+#include <algorithm>
+#include <cmath>
+#include <functional>
+#include <type_traits>
+
+#include "internal/elementwise.h"
+#include "kael/factory.h"
+
+namespace kael {
+namespace {
+
+template <typename T> bool is_nan(T x) {
+    if constexpr (std::is_floating_point_v<T>) {
+        return x != x;
+    } else {
+        return false;
+    }
+}
+
+// Each comparison promotes its operands to their result dtype, then writes Bool.
+template <typename Compare> Tensor compare(const Tensor& a, const Tensor& b, const char* op, Compare) {
+    return detail::compare_kernel(a, b, result_dtype(a, b), op, []<typename T>() {
+        return [](T x, T y) { return static_cast<std::uint8_t>(Compare{}(x, y)); };
+    });
+}
+
+template <typename Compare> Tensor compare(const Tensor& t, Scalar s, const char* op, Compare c) {
+    return compare(t, scalar(s, result_dtype(t, s)), op, c);
+}
+
+// The truth value of each element as Bool: non-zero (and NaN) is true.
+Tensor truth(const Tensor& t) { return t.to(DType::Bool); }
+
+template <typename Logic> Tensor logical(const Tensor& a, const Tensor& b, const char* op, Logic) {
+    return detail::compare_kernel(truth(a), truth(b), DType::Bool, op, []<typename T>() {
+        return [](T x, T y) { return static_cast<std::uint8_t>(Logic{}(x != 0, y != 0)); };
+    });
+}
+
+// A Bool answer about each element of any dtype.
+template <typename Test> Tensor classify(const Tensor& t, Test test) {
+    return dispatch(t.dtype(), [&]<typename T>() {
+        const TensorIterator iter = TensorIteratorConfig().declare_output(DType::Bool).add_input(t).build();
+        run_typed<std::uint8_t, T>(iter, [&](T x) { return static_cast<std::uint8_t>(test(x)); });
+        return iter.output();
+    });
+}
+
+}  // namespace
+
+Tensor eq(const Tensor& a, const Tensor& b) { return compare(a, b, "eq", std::equal_to<>{}); }
+Tensor eq(const Tensor& t, Scalar s) { return compare(t, s, "eq", std::equal_to<>{}); }
+Tensor ne(const Tensor& a, const Tensor& b) { return compare(a, b, "ne", std::not_equal_to<>{}); }
+Tensor ne(const Tensor& t, Scalar s) { return compare(t, s, "ne", std::not_equal_to<>{}); }
+Tensor lt(const Tensor& a, const Tensor& b) { return compare(a, b, "lt", std::less<>{}); }
+Tensor lt(const Tensor& t, Scalar s) { return compare(t, s, "lt", std::less<>{}); }
+Tensor le(const Tensor& a, const Tensor& b) { return compare(a, b, "le", std::less_equal<>{}); }
+Tensor le(const Tensor& t, Scalar s) { return compare(t, s, "le", std::less_equal<>{}); }
+Tensor gt(const Tensor& a, const Tensor& b) { return compare(a, b, "gt", std::greater<>{}); }
+Tensor gt(const Tensor& t, Scalar s) { return compare(t, s, "gt", std::greater<>{}); }
+Tensor ge(const Tensor& a, const Tensor& b) { return compare(a, b, "ge", std::greater_equal<>{}); }
+Tensor ge(const Tensor& t, Scalar s) { return compare(t, s, "ge", std::greater_equal<>{}); }
+
+Tensor operator==(const Tensor& a, const Tensor& b) { return eq(a, b); }
+Tensor operator==(const Tensor& t, Scalar s) { return eq(t, s); }
+Tensor operator!=(const Tensor& a, const Tensor& b) { return ne(a, b); }
+Tensor operator!=(const Tensor& t, Scalar s) { return ne(t, s); }
+Tensor operator<(const Tensor& a, const Tensor& b) { return lt(a, b); }
+Tensor operator<(const Tensor& t, Scalar s) { return lt(t, s); }
+Tensor operator<=(const Tensor& a, const Tensor& b) { return le(a, b); }
+Tensor operator<=(const Tensor& t, Scalar s) { return le(t, s); }
+Tensor operator>(const Tensor& a, const Tensor& b) { return gt(a, b); }
+Tensor operator>(const Tensor& t, Scalar s) { return gt(t, s); }
+Tensor operator>=(const Tensor& a, const Tensor& b) { return ge(a, b); }
+Tensor operator>=(const Tensor& t, Scalar s) { return ge(t, s); }
+
+Tensor logical_and(const Tensor& a, const Tensor& b) { return logical(a, b, "logical_and", std::logical_and<>{}); }
+Tensor logical_or(const Tensor& a, const Tensor& b) { return logical(a, b, "logical_or", std::logical_or<>{}); }
+Tensor logical_xor(const Tensor& a, const Tensor& b) { return logical(a, b, "logical_xor", std::not_equal_to<>{}); }
+
+Tensor logical_not(const Tensor& t) {
+    return classify(t, []<typename T>(T x) { return x == T{0}; });
+}
+
+Tensor where(const Tensor& condition, const Tensor& a, const Tensor& b) {
+    KAEL_CHECK_TYPE(condition.dtype() == DType::Bool,
+                    "where expects a bool condition, got a tensor of dtype " << condition.dtype());
+    const DType dtype = result_dtype(a, b);
+    return dispatch(dtype, [&]<typename T>() {
+        const TensorIterator iter = TensorIteratorConfig()
+                                        .declare_output(dtype)
+                                        .add_input(condition)
+                                        .add_input(a.to(dtype))
+                                        .add_input(b.to(dtype))
+                                        .allow_mixed_input_dtypes()
+                                        .build();
+        run_typed<T, std::uint8_t, T, T>(iter, [](std::uint8_t c, T x, T y) { return c != 0 ? x : y; });
+        return iter.output();
+    });
+}
+
+Tensor where(const Tensor& condition, const Tensor& a, Scalar b) {
+    return where(condition, a, scalar(b, b.dtype()));
+}
+
+Tensor where(const Tensor& condition, Scalar a, const Tensor& b) {
+    return where(condition, scalar(a, a.dtype()), b);
+}
+
+Tensor isnan(const Tensor& t) {
+    return classify(t, []<typename T>(T x) { return is_nan(x); });
+}
+
+Tensor isinf(const Tensor& t) {
+    return classify(t, []<typename T>(T x) {
+        if constexpr (std::is_floating_point_v<T>) {
+            return std::isinf(x);
+        } else {
+            return false;
+        }
+    });
+}
+
+Tensor isfinite(const Tensor& t) {
+    return classify(t, []<typename T>(T x) {
+        if constexpr (std::is_floating_point_v<T>) {
+            return std::isfinite(x);
+        } else {
+            return true;
+        }
+    });
+}
+
+Tensor isclose(const Tensor& a, const Tensor& b, double rtol, double atol, bool equal_nan) {
+    KAEL_CHECK_TYPE(a.dtype() == b.dtype(), "isclose expects both inputs to have the same dtype, got "
+                                                << a.dtype() << " and " << b.dtype());
+    KAEL_CHECK_VALUE(rtol >= 0 && atol >= 0, "isclose needs non-negative tolerances, got rtol="
+                                                 << rtol << " and atol=" << atol);
+    return detail::compare_kernel(a, b, a.dtype(), "isclose", [&]<typename T>() {
+        return [rtol, atol, equal_nan](T x, T y) {
+            if constexpr (std::is_same_v<T, std::uint8_t>) {
+                return static_cast<std::uint8_t>(x == y);
+            } else {
+                if (x == y) {
+                    return std::uint8_t{1};  // also equal infinities
+                }
+                if (is_nan(x) || is_nan(y)) {
+                    return static_cast<std::uint8_t>(equal_nan && is_nan(x) && is_nan(y));
+                }
+                const double difference = std::abs(static_cast<double>(x) - static_cast<double>(y));
+                const double tolerance = atol + rtol * std::abs(static_cast<double>(y));
+                return static_cast<std::uint8_t>(std::isfinite(difference) && difference <= tolerance);
+            }
+        };
+    });
+}
+
+bool allclose(const Tensor& a, const Tensor& b, double rtol, double atol, bool equal_nan) {
+    const Tensor close = isclose(a, b, rtol, atol, equal_nan).contiguous();
+    const std::uint8_t* flags = close.data_ptr<std::uint8_t>();
+    return std::all_of(flags, flags + close.numel(), [](std::uint8_t flag) { return flag != 0; });
+}
+
+}  // namespace kael

@@ -1,0 +1,125 @@
+// kael's own matrix multiplication kernel, compiled three times (AVX-512, AVX2, and the
+// x86-64 baseline) and chosen at run time by what the CPU supports.
+#include <algorithm>
+#include <cstdint>
+#include <memory>
+#include <type_traits>
+
+#include "internal/gemm.h"
+#include "internal/integer_math.h"
+
+namespace kael::detail {
+
+// ---- one copy of the kernel per instruction set -------------------------------------------
+// Each copy lives in its own namespace, so the three never share a symbol, and each is
+// compiled under its own target pragma: the AVX-512 copy may only run where AVX-512 exists.
+
+#if defined(__x86_64__) && defined(__GNUC__)
+#define KAEL_GEMM_DISPATCH 1
+#pragma GCC push_options
+#pragma GCC target("avx512f,avx512vl,avx512dq,avx2,fma,prefer-vector-width=512")
+namespace avx512 {
+#include "internal/gemm_kernel.inc"
+}  // namespace avx512
+#pragma GCC pop_options
+
+#pragma GCC push_options
+#pragma GCC target("avx2,fma")
+namespace avx2 {
+#include "internal/gemm_kernel.inc"
+}  // namespace avx2
+#pragma GCC pop_options
+#endif
+
+namespace generic {
+#include "internal/gemm_kernel.inc"
+}  // namespace generic
+
+namespace {
+
+enum class Isa { Avx512, Avx2, Generic };
+
+Isa detect_isa() {
+#ifdef KAEL_GEMM_DISPATCH
+    if (__builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512vl") &&
+        __builtin_cpu_supports("avx512dq")) {
+        return Isa::Avx512;
+    }
+    if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")) {
+        return Isa::Avx2;
+    }
+#endif
+    return Isa::Generic;
+}
+
+Isa isa() {
+    static const Isa detected = detect_isa();
+    return detected;
+}
+
+// Runs one copy of the kernel with packing buffers sized for this product: small products
+// allocate little, large ones at most one MC x KC block of A and one KC x NC block of B.
+template <typename T, int MR, int NR, typename Kernel>
+void run_with_buffers(const GemmOperands<T>& op, Kernel kernel) {
+    using Blocking = GemmBlocking<T, MR, NR>;
+    const auto round_up = [](std::int64_t value, std::int64_t multiple) {
+        return (value + multiple - 1) / multiple * multiple;
+    };
+    const std::int64_t kc = std::min(op.k, Blocking::KC);
+    const auto a_size = static_cast<std::size_t>(round_up(std::min(op.m, Blocking::MC), MR) * kc);
+    const auto b_size = static_cast<std::size_t>(round_up(std::min(op.n, Blocking::NC), NR) * kc);
+    const std::unique_ptr<T[]> packed_a(new T[a_size]);
+    const std::unique_ptr<T[]> packed_b(new T[b_size]);
+    kernel(op, packed_a.get(), packed_b.get());
+}
+
+// Register blocks (MR x NR) per instruction set: the accumulators must fit in the vector
+// registers (32 of 512 bits, 16 of 256 bits, 16 of 128 bits) with room left for the
+// broadcast element of A and the row of B.
+template <typename T> void dispatch_gemm(const GemmOperands<T>& op) {
+    if (op.m == 0 || op.n == 0) {
+        return;
+    }
+    if (op.k == 0) {  // an empty sum: C is zero
+        for (std::int64_t i = 0; i < op.m; ++i) {
+            std::fill_n(op.c + i * op.ldc, op.n, T{});
+        }
+        return;
+    }
+    constexpr int kNarrow = std::is_same_v<T, float> ? 2 : 1;  // floats per double lane
+    if constexpr (!std::is_integral_v<T>) {
+#ifdef KAEL_GEMM_DISPATCH
+        switch (isa()) {
+        case Isa::Avx512:
+            run_with_buffers<T, 12, 16 * kNarrow>(op, avx512::gemm_blocked<T, 12, 16 * kNarrow>);
+            return;
+        case Isa::Avx2:
+            run_with_buffers<T, 6, 8 * kNarrow>(op, avx2::gemm_blocked<T, 6, 8 * kNarrow>);
+            return;
+        case Isa::Generic:
+            break;
+        }
+#endif
+    }
+    run_with_buffers<T, 4, 4 * kNarrow>(op, generic::gemm_blocked<T, 4, 4 * kNarrow>);
+}
+
+}  // namespace
+
+void gemm(const GemmOperands<float>& op) { dispatch_gemm(op); }
+void gemm(const GemmOperands<double>& op) { dispatch_gemm(op); }
+void gemm(const GemmOperands<std::int64_t>& op) { dispatch_gemm(op); }
+
+const char* gemm_isa() {
+    switch (isa()) {
+    case Isa::Avx512:
+        return "avx512";
+    case Isa::Avx2:
+        return "avx2";
+    case Isa::Generic:
+        return "generic";
+    }
+    return "generic";
+}
+
+}  // namespace kael::detail

@@ -1,0 +1,189 @@
+// Selecting and placing elements by index or mask.
+#include "kael/ops/indexing.h"
+
+#include <algorithm>
+#include <cstring>
+
+#include "internal/elementwise.h"
+#include "kael/broadcast.h"
+#include "kael/factory.h"
+#include "kael/ops/compare.h"
+
+namespace kael {
+namespace {
+
+void check_index_dtype(const Tensor& index, const char* op) {
+    KAEL_CHECK_TYPE(index.dtype() == DType::I64, op << " expects an int64 index, got dtype " << index.dtype());
+}
+
+// For gather and scatter_add: index has t's rank, and no dimension other than `dim` is
+// larger than t's.
+void check_gather_shapes(const Tensor& t, std::int64_t d, const Tensor& index, const char* op) {
+    KAEL_CHECK_VALUE(index.dim() == t.dim(), op << ": index has " << index.dim()
+                                                << " dimensions but the tensor has " << t.dim());
+    for (std::int64_t i = 0; i < t.dim(); ++i) {
+        KAEL_CHECK_VALUE(i == d || index.size(i) <= t.size(i),
+                         op << ": index of shape " << to_string(index.shape()) << " is larger than the tensor of shape "
+                            << to_string(t.shape()) << " at dimension " << i);
+    }
+}
+
+// Calls visit(position in index/src, position along dim) for every element of `index`,
+// with each operand's full position computed from its own strides.
+template <typename Visit> void for_each_index(const Tensor& index, Visit visit) {
+    const std::int64_t* values = index.data_ptr<std::int64_t>();
+    const std::int64_t count = index.numel();
+    for (std::int64_t linear = 0; linear < count; ++linear) {
+        const Index position = index_from_linear(linear, index.shape());
+        visit(position, values[offset_from_index(index.shape(), index.strides(), 0, position)]);
+    }
+}
+
+template <bool lower> Tensor triangle(const Tensor& t, std::int64_t diagonal, const char* op) {
+    KAEL_CHECK_VALUE(t.dim() >= 2, op << " expects a tensor with at least 2 dimensions, got " << t.dim());
+    Tensor out = t.contiguous().clone();
+    const std::int64_t rows = t.size(-2);
+    const std::int64_t cols = t.size(-1);
+    dispatch(t.dtype(), [&]<typename T>() {
+        T* data = out.data_ptr<T>();
+        const std::int64_t count = out.numel();
+        for (std::int64_t start = 0; start < count; start += rows * cols) {
+            for (std::int64_t r = 0; r < rows; ++r) {
+                for (std::int64_t c = 0; c < cols; ++c) {
+                    const bool keep = lower ? c - r <= diagonal : c - r >= diagonal;
+                    if (!keep) {
+                        data[start + r * cols + c] = T{0};
+                    }
+                }
+            }
+        }
+    });
+    return out;
+}
+
+}  // namespace
+
+Tensor index_select(const Tensor& t, std::int64_t dim, const Tensor& index) {
+    check_index_dtype(index, "index_select");
+    KAEL_CHECK_VALUE(index.dim() <= 1, "index_select expects a 1-d or 0-d index, got shape " << to_string(index.shape()));
+    if (t.dim() == 0) {
+        (void)wrap_dim(dim, 0);
+        return index_select(t.reshape({1}), 0, index).reshape(index.shape());
+    }
+    const std::int64_t d = wrap_dim(dim, t.dim());
+    const Tensor positions = index.reshape({-1}).contiguous();
+    const std::int64_t* values = positions.data_ptr<std::int64_t>();
+    for (std::int64_t i = 0; i < positions.numel(); ++i) {
+        KAEL_CHECK_INDEX(values[i] >= 0 && values[i] < t.size(d),
+                         "index_select(): index " << values[i] << " is out of bounds for dimension " << d
+                                                  << " with size " << t.size(d));
+    }
+    Shape shape = t.shape();
+    shape[static_cast<std::size_t>(d)] = positions.numel();
+    Tensor out = empty(shape, t.dtype());
+    if (d == 0 && t.is_contiguous()) {
+        // Rows of a contiguous tensor are contiguous blocks: copy each one whole (the
+        // embedding lookup of every language model takes this path).
+        const std::int64_t row_bytes = t.numel() == 0 ? 0 : t.nbytes() / t.size(0);
+        for (std::int64_t i = 0; i < positions.numel() && row_bytes > 0; ++i) {
+            std::memcpy(out.data_ptr_raw() + i * row_bytes, t.data_ptr_raw() + values[i] * row_bytes,
+                        static_cast<std::size_t>(row_bytes));
+        }
+        return out;
+    }
+    // Otherwise copy one slice per index: out.select(d, i) <- t.select(d, index[i]).
+    for (std::int64_t i = 0; i < positions.numel(); ++i) {
+        out.select(d, i).copy_(t.select(d, values[i]));
+    }
+    return out;
+}
+
+Tensor gather(const Tensor& t, std::int64_t dim, const Tensor& index) {
+    check_index_dtype(index, "gather");
+    const std::int64_t d = wrap_dim(dim, t.dim());
+    check_gather_shapes(t, d, index, "gather");
+    Tensor out = empty(index.shape(), t.dtype());
+    const auto axis = static_cast<std::size_t>(d);
+    dispatch(t.dtype(), [&]<typename T>() {
+        T* result = out.data_ptr<T>();
+        std::int64_t written = 0;
+        for_each_index(index, [&](Index position, std::int64_t value) {
+            if (t.dim() > 0) {
+                KAEL_CHECK_INDEX(value >= 0 && value < t.size(d), "gather(): index " << value
+                                                                  << " is out of bounds for dimension " << d
+                                                                  << " with size " << t.size(d));
+                position[axis] = value;
+            }
+            result[written++] = t.at<T>(position);
+        });
+    });
+    return out;
+}
+
+Tensor scatter_add(const Tensor& t, std::int64_t dim, const Tensor& index, const Tensor& src) {
+    check_index_dtype(index, "scatter_add");
+    KAEL_CHECK_TYPE(src.dtype() == t.dtype(), "scatter_add expects src of dtype " << t.dtype() << ", got " << src.dtype());
+    KAEL_CHECK_VALUE(src.shape() == index.shape(), "scatter_add expects src and index of the same shape, got "
+                                                       << to_string(src.shape()) << " and " << to_string(index.shape()));
+    const std::int64_t d = wrap_dim(dim, t.dim());
+    check_gather_shapes(t, d, index, "scatter_add");
+    Tensor out = t.clone();
+    const auto axis = static_cast<std::size_t>(d);
+    dispatch(t.dtype(), [&]<typename T>() {
+        for_each_index(index, [&](Index position, std::int64_t value) {
+            const T addend = src.at<T>(position);
+            if (t.dim() > 0) {
+                KAEL_CHECK_INDEX(value >= 0 && value < t.size(d), "scatter_add(): index " << value
+                                                                  << " is out of bounds for dimension " << d
+                                                                  << " with size " << t.size(d));
+                position[axis] = value;
+            }
+            T& target = out.at<T>(position);
+            if constexpr (std::is_same_v<T, std::uint8_t>) {
+                target = static_cast<T>(target | addend);
+            } else {
+                target = static_cast<T>(target + addend);
+            }
+        });
+    });
+    return out;
+}
+
+Tensor masked_fill(const Tensor& t, const Tensor& mask, Scalar value) {
+    KAEL_CHECK_TYPE(mask.dtype() == DType::Bool, "masked_fill expects a bool mask, got dtype " << mask.dtype());
+    KAEL_CHECK_VALUE(is_broadcastable_to(mask.shape(), t.shape()),
+                     "masked_fill: mask of shape " << to_string(mask.shape()) << " cannot be broadcast to shape "
+                                                   << to_string(t.shape()));
+    return where(mask, scalar(value, t.dtype()), t);
+}
+
+Tensor tril(const Tensor& t, std::int64_t diagonal) { return triangle<true>(t, diagonal, "tril"); }
+Tensor triu(const Tensor& t, std::int64_t diagonal) { return triangle<false>(t, diagonal, "triu"); }
+
+Tensor one_hot(const Tensor& indices, std::int64_t num_classes) {
+    check_index_dtype(indices, "one_hot");
+    const Tensor flat = indices.reshape({-1}).contiguous();
+    const std::int64_t* values = flat.data_ptr<std::int64_t>();
+    const std::int64_t count = flat.numel();
+    for (std::int64_t i = 0; i < count; ++i) {
+        KAEL_CHECK_VALUE(values[i] >= 0, "one_hot: class values must be non-negative, got " << values[i]);
+    }
+    if (num_classes == -1) {
+        KAEL_CHECK_VALUE(count > 0, "one_hot: cannot infer the number of classes from an empty tensor");
+        num_classes = *std::max_element(values, values + count) + 1;
+    }
+    KAEL_CHECK_VALUE(num_classes >= 0, "one_hot: num_classes must be -1 or non-negative, got " << num_classes);
+    Shape shape = indices.shape();
+    shape.push_back(num_classes);
+    Tensor out = zeros(shape, DType::I64);
+    std::int64_t* codes = out.data_ptr<std::int64_t>();
+    for (std::int64_t i = 0; i < count; ++i) {
+        KAEL_CHECK_VALUE(values[i] < num_classes, "one_hot: class value " << values[i]
+                                                                          << " must be smaller than num_classes "
+                                                                          << num_classes);
+        codes[i * num_classes + values[i]] = 1;
+    }
+    return out;
+}
+
+}  // namespace kael

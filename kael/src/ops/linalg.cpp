@@ -1,0 +1,189 @@
+// Matrix products: PyTorch's rank rules on top of one strided, batched product.
+#include "kael/ops/linalg.h"
+
+#include <atomic>
+#include <type_traits>
+
+#include "internal/gemm.h"
+#include "kael/broadcast.h"
+#include "kael/factory.h"
+#include "kael/ops/binary.h"
+
+namespace kael {
+namespace {
+
+std::atomic<MatmulBackend> current_backend{MatmulBackend::Auto};
+
+bool use_blas(DType dtype) {
+    const MatmulBackend backend = current_backend.load();
+    return dtype != DType::I64 &&
+           (backend == MatmulBackend::Blas || (backend == MatmulBackend::Auto && detail::blas_available()));
+}
+
+// BLAS reads matrices with contiguous rows or contiguous columns; anything else is copied.
+bool blas_readable(const Tensor& matrix) {
+    const std::int64_t rows = matrix.size(-2);
+    const std::int64_t cols = matrix.size(-1);
+    const std::int64_t row_stride = matrix.stride(-2);
+    const std::int64_t col_stride = matrix.stride(-1);
+    return (col_stride == 1 && row_stride >= cols) || (row_stride == 1 && col_stride >= rows);
+}
+
+template <typename T>
+void multiply(const detail::GemmOperands<T>& op, bool blas) {
+    if constexpr (std::is_same_v<T, std::int64_t>) {
+        detail::gemm(op);
+    } else {
+        if (blas) {
+            detail::blas_gemm(op);
+        } else {
+            detail::gemm(op);
+        }
+    }
+}
+
+// out[batch] = a[batch] x b[batch] for a [..., M, K] and b [..., K, N] whose batch
+// dimensions already have the same shape (expanded views with stride 0 are fine).
+Tensor batched_product(Tensor a, Tensor b, const Shape& out_shape) {
+    const DType dtype = a.dtype();
+    Tensor out = empty(out_shape, dtype);
+    const bool blas = use_blas(dtype);
+    if (blas) {
+        if (!blas_readable(a)) {
+            a = a.contiguous();
+        }
+        if (!blas_readable(b)) {
+            b = b.contiguous();
+        }
+    }
+    const std::int64_t m = a.size(-2);
+    const std::int64_t k = a.size(-1);
+    const std::int64_t n = b.size(-1);
+    const Shape batch_shape(out_shape.begin(), out_shape.end() - 2);
+    const std::int64_t batches = numel(batch_shape);
+    dispatch_no_bool(dtype, "matmul", [&]<typename T>() {
+        const T* a_data = reinterpret_cast<const T*>(a.device_data());
+        const T* b_data = reinterpret_cast<const T*>(b.device_data());
+        T* c_data = out.numel() > 0 ? out.data_ptr<T>() : nullptr;
+        for (std::int64_t batch = 0; batch < batches; ++batch) {
+            // Where this batch's matrices start: the batch index through each operand's
+            // batch strides (0 along broadcast dimensions).
+            const Index index = index_from_linear(batch, batch_shape);
+            std::int64_t a_offset = 0;
+            std::int64_t b_offset = 0;
+            for (std::size_t d = 0; d < index.size(); ++d) {
+                a_offset += index[d] * a.strides()[d];
+                b_offset += index[d] * b.strides()[d];
+            }
+            multiply<T>({m, n, k, a_data + a_offset, a.stride(-2), a.stride(-1), b_data + b_offset,
+                         b.stride(-2), b.stride(-1), c_data + batch * m * n, n},
+                        blas);
+        }
+    });
+    return out;
+}
+
+void check_operands(const Tensor& a, const Tensor& b, const char* op) {
+    KAEL_CHECK_TYPE(a.dtype() == b.dtype(), op << ": expected both operands to have the same dtype, got "
+                                               << a.dtype() << " and " << b.dtype());
+    KAEL_CHECK_TYPE(a.dtype() != DType::Bool, op << " does not support dtype bool");
+    KAEL_CHECK(a.device() == Device::CPU && b.device() == Device::CPU,
+               op << ": operands on " << a.device() << " and " << b.device()
+                  << " are not supported by the CPU kernel");
+}
+
+void check_inner_sizes(const Tensor& a, const Tensor& b) {
+    KAEL_CHECK_VALUE(a.size(-1) == b.size(-2),
+                     "matmul: shapes " << to_string(a.shape()) << " and " << to_string(b.shape())
+                                       << " cannot be multiplied (" << a.size(-1)
+                                       << " columns against " << b.size(-2) << " rows)");
+}
+
+}  // namespace
+
+Tensor matmul(const Tensor& a, const Tensor& b) {
+    check_operands(a, b, "matmul");
+    KAEL_CHECK_VALUE(a.dim() >= 1 && b.dim() >= 1,
+                     "matmul needs operands with at least 1 dimension, got " << a.dim() << "-d and "
+                                                                            << b.dim() << "-d");
+    if (a.dim() == 1 && b.dim() == 1) {
+        return dot(a, b);
+    }
+    // A 1-d operand is a row vector on the left and a column vector on the right; its
+    // dimension is dropped from the result again.
+    const Tensor left = a.dim() == 1 ? a.unsqueeze(0) : a;
+    const Tensor right = b.dim() == 1 ? b.unsqueeze(1) : b;
+    check_inner_sizes(left, right);
+    const std::int64_t m = left.size(-2);
+    const std::int64_t n = right.size(-1);
+
+    Tensor result = [&] {
+        // A batch times one matrix: fold the batch into the rows and multiply once.
+        if (right.dim() == 2 && left.dim() > 2) {
+            const Tensor rows = left.reshape({-1, left.size(-1)});
+            Shape out_shape(left.shape().begin(), left.shape().end() - 1);
+            out_shape.push_back(n);
+            return batched_product(rows, right, {rows.size(0), n}).view(out_shape);
+        }
+        Shape batch = broadcast_shapes(Shape(left.shape().begin(), left.shape().end() - 2),
+                                       Shape(right.shape().begin(), right.shape().end() - 2));
+        Shape a_shape = batch;
+        a_shape.insert(a_shape.end(), {m, left.size(-1)});
+        Shape b_shape = batch;
+        b_shape.insert(b_shape.end(), {right.size(-2), n});
+        Shape out_shape = batch;
+        out_shape.insert(out_shape.end(), {m, n});
+        return batched_product(left.expand(a_shape), right.expand(b_shape), out_shape);
+    }();
+    if (a.dim() == 1) {
+        result = result.squeeze(-2);
+    }
+    if (b.dim() == 1) {
+        result = result.squeeze(-1);
+    }
+    return result;
+}
+
+Tensor mm(const Tensor& a, const Tensor& b) {
+    check_operands(a, b, "mm");
+    KAEL_CHECK_VALUE(a.dim() == 2 && b.dim() == 2,
+                     "mm needs two matrices, got " << a.dim() << "-d and " << b.dim() << "-d tensors");
+    return matmul(a, b);
+}
+
+Tensor bmm(const Tensor& a, const Tensor& b) {
+    check_operands(a, b, "bmm");
+    KAEL_CHECK_VALUE(a.dim() == 3 && b.dim() == 3,
+                     "bmm needs two 3-d tensors, got " << a.dim() << "-d and " << b.dim() << "-d");
+    KAEL_CHECK_VALUE(a.size(0) == b.size(0), "bmm: batch sizes " << a.size(0) << " and " << b.size(0)
+                                                                 << " differ");
+    return matmul(a, b);
+}
+
+Tensor dot(const Tensor& a, const Tensor& b) {
+    check_operands(a, b, "dot");
+    KAEL_CHECK_VALUE(a.dim() == 1 && b.dim() == 1,
+                     "dot needs two 1-d tensors, got " << a.dim() << "-d and " << b.dim() << "-d");
+    KAEL_CHECK_VALUE(a.size(0) == b.size(0), "dot: sizes " << a.size(0) << " and " << b.size(0)
+                                                           << " differ");
+    // A 1 x K row times a K x 1 column.
+    return batched_product(a.unsqueeze(0), b.unsqueeze(1), {1, 1}).view({});
+}
+
+Tensor outer(const Tensor& a, const Tensor& b) {
+    KAEL_CHECK_VALUE(a.dim() == 1 && b.dim() == 1,
+                     "outer needs two 1-d tensors, got " << a.dim() << "-d and " << b.dim() << "-d");
+    return mul(a.unsqueeze(1), b.unsqueeze(0));
+}
+
+void set_matmul_backend(MatmulBackend backend) {
+    KAEL_CHECK(backend != MatmulBackend::Blas || detail::blas_available(),
+               "kael was built without BLAS; configure with KAEL_USE_BLAS=ON");
+    current_backend.store(backend);
+}
+
+MatmulBackend matmul_backend() { return current_backend.load(); }
+
+bool blas_available() { return detail::blas_available(); }
+
+}  // namespace kael

@@ -1,0 +1,265 @@
+// Softmax, losses, layer normalization, dropout and embedding.
+#include "kael/ops/nn.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+#include "internal/fast_exp.h"
+#include "kael/factory.h"
+#include "kael/ops/binary.h"
+#include "kael/ops/indexing.h"
+#include "kael/ops/reduce.h"
+#include "kael/random.h"
+
+namespace kael {
+namespace {
+
+// Runs `per_row(in, out, length)` over every row along `dim`: the rows are contiguous in
+// memory (a copy is made when they are not), and the result is returned in t's shape.
+template <typename PerRow> Tensor along_rows(const Tensor& t, std::int64_t dim, const char* op, PerRow per_row) {
+    return dispatch_floating(t.dtype(), op, [&]<typename T>() {
+        if (t.dim() == 0) {
+            (void)wrap_dim(dim, 0);
+            Tensor out = empty({}, t.dtype());
+            per_row(t.contiguous().template data_ptr<T>(), out.template data_ptr<T>(), std::int64_t{1});
+            return out;
+        }
+        const std::int64_t d = wrap_dim(dim, t.dim());
+        const bool last = d == t.dim() - 1;
+        const Tensor rows = last ? t.contiguous() : t.transpose(d, -1).contiguous();
+        Tensor out = empty_like(rows);
+        const std::int64_t length = rows.size(-1);
+        const T* in = rows.template data_ptr<T>();
+        T* result = out.template data_ptr<T>();
+        const std::int64_t count = rows.numel();
+        for (std::int64_t start = 0; start < count; start += length) {
+            per_row(in + start, result + start, length);
+        }
+        return last ? out : out.transpose(d, -1).contiguous();
+    });
+}
+
+// The loops below keep kLanes independent partial results so that the compiler turns
+// them into vector instructions; a single running value would be one long chain.
+constexpr std::int64_t kLanes = 16;
+
+// The largest element of a row, NaN ignored: a NaN still reaches the result, because
+// the exponential of NaN - max is NaN and so is every sum it enters. Written as
+// "v > m ? v : m", which is exactly what the vector max instructions compute.
+template <typename T> T row_max(const T* x, std::int64_t n) {
+    T lanes[kLanes];
+    std::fill_n(lanes, kLanes, -std::numeric_limits<T>::infinity());
+    std::int64_t i = 0;
+    for (; i + kLanes <= n; i += kLanes) {
+        for (std::int64_t l = 0; l < kLanes; ++l) {
+            lanes[l] = x[i + l] > lanes[l] ? x[i + l] : lanes[l];
+        }
+    }
+    T largest = -std::numeric_limits<T>::infinity();
+    for (; i < n; ++i) {
+        largest = x[i] > largest ? x[i] : largest;
+    }
+    for (const T lane : lanes) {
+        largest = lane > largest ? lane : largest;
+    }
+    return largest;
+}
+
+// The sum of a row, in lanes of T, combined in double.
+template <typename T> double row_sum(const T* x, std::int64_t n) {
+    T lanes[kLanes] = {};
+    std::int64_t i = 0;
+    for (; i + kLanes <= n; i += kLanes) {
+        for (std::int64_t l = 0; l < kLanes; ++l) {
+            lanes[l] += x[i + l];
+        }
+    }
+    double total = 0;
+    for (; i < n; ++i) {
+        total += static_cast<double>(x[i]);
+    }
+    for (const T lane : lanes) {
+        total += static_cast<double>(lane);
+    }
+    return total;
+}
+
+}  // namespace
+
+Tensor softmax(const Tensor& t, std::int64_t dim) {
+    return along_rows(t, dim, "softmax", []<typename T>(const T* x, T* out, std::int64_t n) {
+        // Subtracting the row's maximum keeps every exponential in (0, 1]: e^1000 would
+        // overflow to inf, e^(1000 - 1000) does not, and the ratios are unchanged.
+        const T largest = row_max(x, n);
+        for (std::int64_t i = 0; i < n; ++i) {
+            out[i] = detail::exponential(x[i] - largest);
+        }
+        const auto scale = static_cast<T>(1.0 / row_sum(out, n));
+        for (std::int64_t i = 0; i < n; ++i) {
+            out[i] *= scale;
+        }
+    });
+}
+
+Tensor log_softmax(const Tensor& t, std::int64_t dim) {
+    return along_rows(t, dim, "log_softmax", []<typename T>(const T* x, T* out, std::int64_t n) {
+        // log(e^x_i / sum e^x_j) = x_i - (max + log sum e^(x_j - max)). The exponentials
+        // go through `out` as scratch space before the result overwrites them.
+        const T largest = row_max(x, n);
+        for (std::int64_t i = 0; i < n; ++i) {
+            out[i] = detail::exponential(x[i] - largest);
+        }
+        const auto log_sum = static_cast<T>(static_cast<double>(largest) + std::log(row_sum(out, n)));
+        for (std::int64_t i = 0; i < n; ++i) {
+            out[i] = x[i] - log_sum;
+        }
+    });
+}
+
+Tensor nll_loss(const Tensor& log_probs, const Tensor& target, Reduction reduction, std::int64_t ignore_index) {
+    KAEL_CHECK_TYPE(target.dtype() == DType::I64,
+                    "nll_loss expects int64 class indices as target, got dtype " << target.dtype());
+    KAEL_CHECK_VALUE(log_probs.dim() >= 1, "nll_loss expects input of shape [C], [N, C] or [N, C, d1, ...], got "
+                                               << to_string(log_probs.shape()));
+    // Bring the class dimension last and flatten the rest: [M, C] against [M].
+    const bool batched = log_probs.dim() >= 2;
+    Shape expected_target = log_probs.shape();
+    expected_target.erase(expected_target.begin() + (batched ? 1 : 0));
+    KAEL_CHECK_VALUE(target.shape() == expected_target,
+                     "nll_loss: target of shape " << to_string(target.shape()) << " does not match input of shape "
+                                                  << to_string(log_probs.shape()) << " (expected target shape "
+                                                  << to_string(expected_target) << ")");
+    const std::int64_t classes = log_probs.size(batched ? 1 : 0);
+    const Tensor rows = (batched ? log_probs.unsqueeze(-1).transpose(1, -1).squeeze(1) : log_probs)
+                            .reshape({-1, classes})
+                            .contiguous();
+    const Tensor targets = target.reshape({-1}).contiguous();
+    const std::int64_t count = targets.numel();
+
+    Tensor losses = empty({count}, log_probs.dtype());
+    std::int64_t used = 0;
+    dispatch_floating(log_probs.dtype(), "nll_loss", [&]<typename T>() {
+        const std::int64_t* labels = targets.data_ptr<std::int64_t>();
+        const T* probabilities = rows.data_ptr<T>();
+        T* loss = losses.data_ptr<T>();
+        for (std::int64_t i = 0; i < count; ++i) {
+            const std::int64_t label = labels[i];
+            if (label == ignore_index) {
+                loss[i] = T{0};
+                continue;
+            }
+            KAEL_CHECK_INDEX(label >= 0 && label < classes,
+                             "target " << label << " is out of bounds for " << classes << " classes");
+            loss[i] = -probabilities[i * classes + label];
+            ++used;
+        }
+    });
+    switch (reduction) {
+    case Reduction::None:
+        return losses.view(target.shape());
+    case Reduction::Sum:
+        return sum(losses);
+    case Reduction::Mean:
+        // Divide by the targets that count; with none left the mean is 0 / 0 = NaN.
+        return div(sum(losses), scalar(static_cast<double>(used), DType::F64).to(log_probs.dtype()));
+    }
+    detail::unreachable();
+}
+
+Tensor cross_entropy(const Tensor& logits, const Tensor& target, Reduction reduction, std::int64_t ignore_index) {
+    KAEL_CHECK_VALUE(logits.dim() >= 1, "cross_entropy expects logits of shape [C], [N, C] or [N, C, d1, ...]");
+    return nll_loss(log_softmax(logits, logits.dim() >= 2 ? 1 : 0), target, reduction, ignore_index);
+}
+
+Tensor mse_loss(const Tensor& a, const Tensor& b, Reduction reduction) {
+    const Tensor difference = sub(a, b);
+    const Tensor squares = mul(difference, difference);
+    switch (reduction) {
+    case Reduction::None:
+        return squares;
+    case Reduction::Sum:
+        return sum(squares);
+    case Reduction::Mean:
+        return mean(squares);
+    }
+    detail::unreachable();
+}
+
+Tensor layer_norm(const Tensor& t, const Shape& normalized_shape, const std::optional<Tensor>& weight,
+                  const std::optional<Tensor>& bias, double eps) {
+    const auto trailing = static_cast<std::int64_t>(normalized_shape.size());
+    const bool matches = trailing >= 1 && trailing <= t.dim() &&
+                         Shape(t.shape().end() - trailing, t.shape().end()) == normalized_shape;
+    KAEL_CHECK_VALUE(matches, "layer_norm: normalized_shape " << to_string(normalized_shape)
+                                                             << " does not match the last dimensions of input shape "
+                                                             << to_string(t.shape()));
+    for (const std::optional<Tensor>& parameter : {weight, bias}) {
+        if (parameter) {
+            KAEL_CHECK_VALUE(parameter->shape() == normalized_shape,
+                             "layer_norm: weight and bias need shape " << to_string(normalized_shape) << ", got "
+                                                                       << to_string(parameter->shape()));
+            KAEL_CHECK_TYPE(parameter->dtype() == t.dtype(), "layer_norm: weight and bias need dtype "
+                                                                 << t.dtype() << ", got " << parameter->dtype());
+        }
+    }
+    KAEL_CHECK_VALUE(eps >= 0, "layer_norm: eps must be non-negative, got " << eps);
+    const std::int64_t length = numel(normalized_shape);
+    const Tensor rows = t.contiguous();
+    Tensor out = empty_like(rows);
+    dispatch_floating(t.dtype(), "layer_norm", [&]<typename T>() {
+        const Tensor w = weight ? weight->contiguous() : ones(normalized_shape, t.dtype());
+        const Tensor b = bias ? bias->contiguous() : zeros(normalized_shape, t.dtype());
+        const T* scale = w.data_ptr<T>();
+        const T* shift = b.data_ptr<T>();
+        const T* in = rows.data_ptr<T>();
+        T* result = out.data_ptr<T>();
+        const std::int64_t count = rows.numel();
+        for (std::int64_t start = 0; start < count; start += length) {
+            const T* x = in + start;
+            double total = 0;
+            for (std::int64_t i = 0; i < length; ++i) {
+                total += static_cast<double>(x[i]);
+            }
+            const double mean = total / static_cast<double>(length);
+            double squares = 0;
+            for (std::int64_t i = 0; i < length; ++i) {
+                const double deviation = static_cast<double>(x[i]) - mean;
+                squares += deviation * deviation;
+            }
+            const double inverse_std = 1.0 / std::sqrt(squares / static_cast<double>(length) + eps);
+            for (std::int64_t i = 0; i < length; ++i) {
+                const double normalized = (static_cast<double>(x[i]) - mean) * inverse_std;
+                result[start + i] = static_cast<T>(normalized * static_cast<double>(scale[i]) +
+                                                   static_cast<double>(shift[i]));
+            }
+        }
+    });
+    return out;
+}
+
+Tensor dropout(const Tensor& t, double p, bool training) {
+    KAEL_CHECK_VALUE(p >= 0 && p <= 1, "dropout probability has to be between 0 and 1, got " << p);
+    KAEL_CHECK_TYPE(is_floating_point(t.dtype()), "dropout only supports floating point dtypes, got " << t.dtype());
+    if (!training) {
+        return t;
+    }
+    if (p == 1) {
+        return zeros_like(t);  // 1 / (1 - p) would divide by zero
+    }
+    // Keeping each element with probability 1 - p and scaling by 1 / (1 - p) leaves the
+    // expected value of every element unchanged.
+    const Tensor keep = bernoulli(t.shape(), 1 - p, t.dtype());
+    return mul(mul(t, keep), 1.0 / (1.0 - p));
+}
+
+Tensor embedding(const Tensor& weight, const Tensor& indices) {
+    KAEL_CHECK_VALUE(weight.dim() == 2, "embedding expects a weight matrix [V, D], got shape "
+                                            << to_string(weight.shape()));
+    KAEL_CHECK_TYPE(indices.dtype() == DType::I64, "embedding expects int64 indices, got dtype " << indices.dtype());
+    Shape shape = indices.shape();
+    shape.push_back(weight.size(1));
+    return index_select(weight, 0, indices.reshape({-1})).view(shape);
+}
+
+}  // namespace kael

@@ -1,0 +1,218 @@
+// Element-wise functions of one operand.
+#include "kael/ops/unary.h"
+
+#include <cmath>
+#include <numbers>
+#include <type_traits>
+
+#include "internal/elementwise.h"
+#include "internal/fast_exp.h"
+#include "internal/integer_math.h"
+#include "kael/ops/binary.h"
+
+namespace kael {
+namespace {
+
+using detail::Dtypes;
+
+// A floating function of one operand: integer and Bool inputs compute in float32.
+template <typename Make> Tensor floating_unary(const Tensor& t, const char* op, Make&& make) {
+    return detail::unary_kernel<Dtypes::Floating>(t, detail::floating_result(t.dtype()), op,
+                                                  std::forward<Make>(make));
+}
+
+void check_not_bool(const Tensor& t, const char* op) {
+    KAEL_CHECK_TYPE(t.dtype() != DType::Bool, op << " does not support dtype bool");
+}
+
+}  // namespace
+
+Tensor neg(const Tensor& t) {
+    KAEL_CHECK_TYPE(t.dtype() != DType::Bool,
+                    "negation, the - operator, on a bool tensor is not supported; use "
+                    "logical_not() to invert a mask");
+    return detail::unary_kernel<Dtypes::NoBool>(t, t.dtype(), "neg", []<typename T>() {
+        return [](T x) { return detail::wrapping_neg(x); };
+    });
+}
+
+Tensor operator-(const Tensor& t) { return neg(t); }
+
+Tensor abs(const Tensor& t) {
+    check_not_bool(t, "abs");
+    return detail::unary_kernel<Dtypes::NoBool>(t, t.dtype(), "abs", []<typename T>() {
+        return [](T x) {
+            if constexpr (std::is_integral_v<T>) {
+                return x < 0 ? detail::wrapping_neg(x) : x;
+            } else {
+                return std::abs(x);
+            }
+        };
+    });
+}
+
+Tensor sign(const Tensor& t) {
+    return detail::unary_kernel<Dtypes::All>(t, t.dtype(), "sign", []<typename T>() {
+        return [](T x) -> T {
+            if constexpr (std::is_same_v<T, std::uint8_t>) {
+                return x;
+            } else {
+                // (0 < x) - (x < 0): 1, 0 or -1, and 0 for NaN and -0 as in PyTorch.
+                return static_cast<T>((T{0} < x) - (x < T{0}));
+            }
+        };
+    });
+}
+
+Tensor exp(const Tensor& t) {
+    return floating_unary(t, "exp", []<typename T>() { return [](T x) { return detail::exponential(x); }; });
+}
+
+Tensor log(const Tensor& t) {
+    return floating_unary(t, "log", []<typename T>() { return [](T x) { return std::log(x); }; });
+}
+
+Tensor log1p(const Tensor& t) {
+    return floating_unary(t, "log1p", []<typename T>() { return [](T x) { return std::log1p(x); }; });
+}
+
+Tensor expm1(const Tensor& t) {
+    return floating_unary(t, "expm1", []<typename T>() { return [](T x) { return std::expm1(x); }; });
+}
+
+Tensor sqrt(const Tensor& t) {
+    return floating_unary(t, "sqrt", []<typename T>() { return [](T x) { return std::sqrt(x); }; });
+}
+
+Tensor rsqrt(const Tensor& t) {
+    return floating_unary(t, "rsqrt",
+                          []<typename T>() { return [](T x) { return T{1} / std::sqrt(x); }; });
+}
+
+Tensor sin(const Tensor& t) {
+    return floating_unary(t, "sin", []<typename T>() { return [](T x) { return std::sin(x); }; });
+}
+
+Tensor cos(const Tensor& t) {
+    return floating_unary(t, "cos", []<typename T>() { return [](T x) { return std::cos(x); }; });
+}
+
+Tensor tanh(const Tensor& t) {
+    return floating_unary(t, "tanh", []<typename T>() { return [](T x) { return std::tanh(x); }; });
+}
+
+Tensor sigmoid(const Tensor& t) {
+    return floating_unary(t, "sigmoid", []<typename T>() {
+        return [](T x) { return T{1} / (T{1} + detail::exponential(-x)); };
+    });
+}
+
+Tensor relu(const Tensor& t) {
+    check_not_bool(t, "relu");
+    return detail::unary_kernel<Dtypes::NoBool>(t, t.dtype(), "relu", []<typename T>() {
+        // x > 0 ? x : 0 keeps NaN as NaN (the comparison is false, but NaN is not > 0 and
+        // not < 0, so test for "below zero" instead).
+        return [](T x) { return x < T{0} ? T{0} : x; };
+    });
+}
+
+Tensor gelu(const Tensor& t, std::string_view approximate) {
+    KAEL_CHECK_VALUE(approximate == "none" || approximate == "tanh",
+                     "gelu: approximate must be 'none' or 'tanh', got '" << approximate << "'");
+    if (approximate == "tanh") {
+        return detail::unary_kernel<Dtypes::Floating>(t, t.dtype(), "gelu", []<typename T>() {
+            // 0.5 x (1 + tanh(sqrt(2 / pi) (x + 0.044715 x^3)))
+            constexpr T kBeta = static_cast<T>(std::numbers::sqrt2 * std::numbers::inv_sqrtpi);
+            constexpr T kKappa = static_cast<T>(0.044715);
+            return [](T x) {
+                const T inner = kBeta * (x + kKappa * x * x * x);
+                return T{0.5} * x * (T{1} + std::tanh(inner));
+            };
+        });
+    }
+    return detail::unary_kernel<Dtypes::Floating>(t, t.dtype(), "gelu", []<typename T>() {
+        // x Phi(x) = 0.5 x (1 + erf(x / sqrt(2)))
+        constexpr T kInvSqrt2 = static_cast<T>(1 / std::numbers::sqrt2);
+        return [](T x) { return T{0.5} * x * (T{1} + std::erf(x * kInvSqrt2)); };
+    });
+}
+
+Tensor silu(const Tensor& t) {
+    return detail::unary_kernel<Dtypes::Floating>(t, t.dtype(), "silu", []<typename T>() {
+        return [](T x) { return x / (T{1} + detail::exponential(-x)); };
+    });
+}
+
+Tensor floor(const Tensor& t) {
+    check_not_bool(t, "floor");
+    return detail::unary_kernel<Dtypes::NoBool>(t, t.dtype(), "floor", []<typename T>() {
+        return [](T x) {
+            if constexpr (std::is_integral_v<T>) {
+                return x;
+            } else {
+                return std::floor(x);
+            }
+        };
+    });
+}
+
+Tensor ceil(const Tensor& t) {
+    check_not_bool(t, "ceil");
+    return detail::unary_kernel<Dtypes::NoBool>(t, t.dtype(), "ceil", []<typename T>() {
+        return [](T x) {
+            if constexpr (std::is_integral_v<T>) {
+                return x;
+            } else {
+                return std::ceil(x);
+            }
+        };
+    });
+}
+
+Tensor round(const Tensor& t) {
+    check_not_bool(t, "round");
+    return detail::unary_kernel<Dtypes::NoBool>(t, t.dtype(), "round", []<typename T>() {
+        return [](T x) {
+            if constexpr (std::is_integral_v<T>) {
+                return x;
+            } else {
+                return std::nearbyint(x);  // the default rounding mode: halves to even
+            }
+        };
+    });
+}
+
+Tensor clamp(const Tensor& t, std::optional<Scalar> min, std::optional<Scalar> max) {
+    KAEL_CHECK_VALUE(min || max, "clamp needs at least one of min and max");
+    // The bounds take part in type promotion: a Bool tensor clamped to integers is
+    // computed (and returned) as int64, as in PyTorch.
+    DType dtype = t.dtype();
+    for (const std::optional<Scalar>& bound : {min, max}) {
+        if (bound) {
+            dtype = promote_with_scalar(dtype, *bound);
+        }
+    }
+    return detail::unary_kernel<Dtypes::NoBool>(t, dtype, "clamp", [&]<typename T>() {
+        const bool has_min = min.has_value();
+        const bool has_max = max.has_value();
+        const T low = has_min ? min->as<T>() : T{};
+        const T high = has_max ? max->as<T>() : T{};
+        return [=](T x) {
+            if constexpr (std::is_floating_point_v<T>) {
+                if (x != x) {
+                    return x;
+                }
+            }
+            T y = x;
+            if (has_min && y < low) {
+                y = low;
+            }
+            if (has_max && y > high) {
+                y = high;  // applied last, so min > max gives max everywhere
+            }
+            return y;
+        };
+    });
+}
+
+}  // namespace kael

@@ -1,0 +1,396 @@
+// Views: every function here computes new metadata and hands it to as_strided, which
+// builds a new impl over the same storage and validates it.
+#include "kael/view.h"
+
+#include <algorithm>
+#include <memory>
+#include <numeric>
+#include <utility>
+
+#include "kael/checked_math.h"
+
+namespace kael {
+namespace {
+
+std::size_t position(std::int64_t dim) { return static_cast<std::size_t>(dim); }
+
+}  // namespace
+
+// ---- the funnel ---------------------------------------------------------------------------
+
+Tensor Tensor::as_strided(const Shape& shape, const Strides& strides, std::int64_t offset) const {
+    auto view = std::make_shared<TensorImpl>();
+    view->storage = impl_->storage;  // shared: the view reads and writes the same bytes
+    view->shape = shape;
+    view->strides = strides;
+    view->offset = offset;
+    view->dtype = dtype();
+    view->device = device();
+    return Tensor::from_impl(std::move(view));
+}
+
+// ---- view and reshape -----------------------------------------------------------------------
+
+Shape infer_size(const Shape& shape, std::int64_t count) {
+    std::optional<std::size_t> inferred;
+    std::int64_t known = 1;
+    for (std::size_t i = 0; i < shape.size(); ++i) {
+        if (shape[i] == -1) {
+            KAEL_CHECK_VALUE(!inferred, "only one dimension can be inferred, got shape "
+                                            << to_string(shape));
+            inferred = i;
+        } else {
+            KAEL_CHECK_VALUE(shape[i] >= 0, "invalid shape dimension " << shape[i] << " in "
+                                                                       << to_string(shape));
+            known = detail::checked_mul(known, shape[i], "number of elements");
+        }
+    }
+    Shape result = shape;
+    if (inferred) {
+        KAEL_CHECK_VALUE(known != 0, "cannot reshape a tensor of " << count << " elements into shape "
+                                         << to_string(shape)
+                                         << ": the -1 could be any size");
+        KAEL_CHECK_VALUE(count % known == 0, "shape " << to_string(shape)
+                                                      << " is invalid for input of size " << count);
+        result[*inferred] = count / known;
+    }
+    KAEL_CHECK_VALUE(numel(result) == count,
+                     "shape " << to_string(shape) << " is invalid for input of size " << count);
+    return result;
+}
+
+std::optional<Strides> view_strides(const Shape& old_shape, const Strides& old_strides,
+                                    const Shape& new_shape) {
+    if (old_shape.empty()) {
+        return Strides(new_shape.size(), 1);  // one element: any strides address it
+    }
+    if (numel(old_shape) == 0) {
+        // Nothing is read, so any strides are valid; keep the old ones when nothing changes.
+        return old_shape == new_shape ? old_strides : contiguous_strides(new_shape);
+    }
+    // Walk the old dimensions from the innermost, grouping them into "chunks" that are
+    // contiguous with each other in memory. Within a chunk, elements are evenly spaced
+    // by the chunk's base stride, so the new dimensions that cover exactly that chunk can
+    // take any sizes. A new dimension that would straddle two chunks cannot be expressed.
+    Strides new_strides(new_shape.size());
+    auto view_d = static_cast<std::int64_t>(new_shape.size()) - 1;
+    std::int64_t chunk_base_stride = old_strides.back();
+    std::int64_t tensor_numel = 1;
+    std::int64_t view_numel = 1;
+    for (auto tensor_d = static_cast<std::int64_t>(old_shape.size()) - 1; tensor_d >= 0; --tensor_d) {
+        tensor_numel *= old_shape[position(tensor_d)];
+        const bool chunk_ends =
+            tensor_d == 0 ||
+            (old_shape[position(tensor_d - 1)] != 1 &&
+             old_strides[position(tensor_d - 1)] != tensor_numel * chunk_base_stride);
+        if (!chunk_ends) {
+            continue;
+        }
+        while (view_d >= 0 && (view_numel < tensor_numel || new_shape[position(view_d)] == 1)) {
+            new_strides[position(view_d)] = view_numel * chunk_base_stride;
+            view_numel *= new_shape[position(view_d)];
+            --view_d;
+        }
+        if (view_numel != tensor_numel) {
+            return std::nullopt;
+        }
+        if (tensor_d > 0) {
+            chunk_base_stride = old_strides[position(tensor_d - 1)];
+            tensor_numel = 1;
+            view_numel = 1;
+        }
+    }
+    if (view_d != -1) {
+        return std::nullopt;
+    }
+    return new_strides;
+}
+
+Tensor Tensor::view(const Shape& shape) const {
+    const Shape target = infer_size(shape, numel());
+    const std::optional<Strides> strides = view_strides(this->shape(), this->strides(), target);
+    KAEL_CHECK_VALUE(strides.has_value(),
+                     "view size " << to_string(target) << " is not compatible with the size "
+                                  << to_string(this->shape()) << " and strides "
+                                  << to_string(this->strides())
+                                  << " of the input (a new dimension would span two regions "
+                                     "that are not contiguous with each other); use reshape()");
+    return as_strided(target, *strides, offset());
+}
+
+Tensor Tensor::reshape(const Shape& shape) const {
+    const Shape target = infer_size(shape, numel());
+    if (const std::optional<Strides> strides = view_strides(this->shape(), this->strides(), target)) {
+        return as_strided(target, *strides, offset());
+    }
+    return clone().view(target);
+}
+
+// ---- reordering dimensions ------------------------------------------------------------------
+
+Tensor Tensor::transpose(std::int64_t dim0, std::int64_t dim1) const {
+    if (dim() == 0) {
+        (void)wrap_dim(dim0, 0);
+        (void)wrap_dim(dim1, 0);
+        return as_strided(shape(), strides(), offset());
+    }
+    const std::size_t a = dim_position(dim0, dim());
+    const std::size_t b = dim_position(dim1, dim());
+    Shape shape = this->shape();
+    Strides strides = this->strides();
+    std::swap(shape[a], shape[b]);
+    std::swap(strides[a], strides[b]);
+    return as_strided(shape, strides, offset());
+}
+
+Tensor Tensor::T() const {
+    std::vector<std::int64_t> reversed(static_cast<std::size_t>(dim()));
+    std::iota(reversed.rbegin(), reversed.rend(), 0);
+    return permute(reversed);
+}
+
+Tensor Tensor::mT() const {
+    KAEL_CHECK_VALUE(dim() >= 2, "mT needs a matrix or a batch of matrices, got a " << dim()
+                                                                                   << "-d tensor");
+    return transpose(-2, -1);
+}
+
+Tensor Tensor::permute(const std::vector<std::int64_t>& dims) const {
+    KAEL_CHECK_VALUE(static_cast<std::int64_t>(dims.size()) == dim(),
+                     "permute got " << dims.size() << " dimensions " << to_string(dims)
+                                    << " for a tensor with " << dim() << " dimensions");
+    Shape shape(dims.size());
+    Strides strides(dims.size());
+    std::vector<bool> seen(dims.size(), false);
+    for (std::size_t i = 0; i < dims.size(); ++i) {
+        const std::size_t source = dim_position(dims[i], dim());
+        KAEL_CHECK_VALUE(!seen[source], "permute got dimension " << source << " twice in "
+                                                                 << to_string(dims));
+        seen[source] = true;
+        shape[i] = this->shape()[source];
+        strides[i] = this->strides()[source];
+    }
+    return as_strided(shape, strides, offset());
+}
+
+// ---- selecting a part -----------------------------------------------------------------------
+
+Tensor Tensor::slice(std::int64_t dim, std::optional<std::int64_t> start,
+                     std::optional<std::int64_t> end, std::int64_t step) const {
+    const std::size_t d = dim_position(dim, this->dim());
+    KAEL_CHECK_VALUE(step > 0, "slice step must be positive, got " << step);
+    const std::int64_t size = shape()[d];
+    // Python slicing: a negative bound counts from the end once, and what is still out of
+    // range is clamped; an end before the start gives an empty slice.
+    std::int64_t first = start.value_or(0);
+    std::int64_t last = end.value_or(size);
+    first = std::clamp<std::int64_t>(first < 0 ? first + size : first, 0, size);
+    last = std::clamp<std::int64_t>(last < 0 ? last + size : last, first, size);
+    Shape shape = this->shape();
+    Strides strides = this->strides();
+    shape[d] = (last - first + step - 1) / step;
+    const std::int64_t offset =
+        detail::checked_add(this->offset(), detail::checked_mul(first, strides[d], "slice offset"),
+                            "slice offset");
+    strides[d] = detail::checked_mul(strides[d], step, "slice stride");
+    return as_strided(shape, strides, offset);
+}
+
+Tensor Tensor::select(std::int64_t dim, std::int64_t index) const {
+    KAEL_CHECK_INDEX(this->dim() > 0, "select() cannot be applied to a 0-d tensor");
+    const std::size_t d = dim_position(dim, this->dim());
+    const std::int64_t size = shape()[d];
+    KAEL_CHECK_INDEX(index >= -size && index < size,
+                     "select(): index " << index << " out of range for tensor of size "
+                                        << to_string(shape()) << " at dimension " << d);
+    const std::int64_t wrapped = index < 0 ? index + size : index;
+    Shape shape = this->shape();
+    Strides strides = this->strides();
+    const std::int64_t offset = this->offset() + wrapped * strides[d];
+    shape.erase(shape.begin() + static_cast<std::ptrdiff_t>(d));
+    strides.erase(strides.begin() + static_cast<std::ptrdiff_t>(d));
+    return as_strided(shape, strides, offset);
+}
+
+Tensor Tensor::narrow(std::int64_t dim, std::int64_t start, std::int64_t length) const {
+    KAEL_CHECK_INDEX(this->dim() > 0, "narrow() cannot be applied to a 0-d tensor");
+    const std::size_t d = dim_position(dim, this->dim());
+    const std::int64_t size = shape()[d];
+    KAEL_CHECK_INDEX(start >= -size && start <= size,
+                     "narrow(): start " << start << " out of range for dimension " << d
+                                        << " of size " << size);
+    KAEL_CHECK_VALUE(length >= 0, "narrow(): length must be non-negative, got " << length);
+    const std::int64_t first = start < 0 ? start + size : start;
+    KAEL_CHECK_INDEX(first <= size - length, "narrow(): start " << first << " + length " << length
+                                                                << " exceeds dimension " << d
+                                                                << " of size " << size);
+    return slice(dim, first, first + length);
+}
+
+// ---- adding and removing dimensions ---------------------------------------------------------
+
+Tensor Tensor::expand(const Shape& shape) const {
+    KAEL_CHECK_VALUE(shape.size() >= this->shape().size(),
+                     "expand: the number of sizes provided (" << shape.size()
+                         << ") must be at least the number of dimensions of the tensor ("
+                         << dim() << ")");
+    const std::size_t added = shape.size() - this->shape().size();
+    Shape sizes(shape.size());
+    Strides strides(shape.size());
+    for (std::size_t i = shape.size(); i-- > 0;) {
+        const bool existing = i >= added;
+        std::int64_t size = existing ? this->shape()[i - added] : 1;
+        // A new leading dimension of size 1 steps over everything inside it.
+        std::int64_t stride = existing ? this->strides()[i - added]
+                                       : (i + 1 < shape.size() ? sizes[i + 1] * strides[i + 1] : 1);
+        std::int64_t target = shape[i];
+        if (target == -1) {
+            KAEL_CHECK_VALUE(existing, "expand: -1 is not allowed for the new leading dimension "
+                                           << i << " in " << to_string(shape));
+            target = size;
+        }
+        KAEL_CHECK_VALUE(target >= 0, "expand: invalid size " << target << " in " << to_string(shape));
+        if (size != target) {
+            KAEL_CHECK_VALUE(size == 1, "expand: the expanded size " << target
+                                            << " must match the existing size " << size
+                                            << " at non-singleton dimension " << i
+                                            << "; target sizes " << to_string(shape)
+                                            << ", tensor sizes " << to_string(this->shape()));
+            size = target;
+            stride = 0;  // every position along this dimension reads the same element
+        }
+        sizes[i] = size;
+        strides[i] = stride;
+    }
+    return as_strided(sizes, strides, offset());
+}
+
+Tensor Tensor::expand_as(const Tensor& other) const { return expand(other.shape()); }
+
+Tensor Tensor::squeeze() const {
+    Shape shape;
+    Strides strides;
+    for (std::size_t i = 0; i < this->shape().size(); ++i) {
+        if (this->shape()[i] != 1) {
+            shape.push_back(this->shape()[i]);
+            strides.push_back(this->strides()[i]);
+        }
+    }
+    return as_strided(shape, strides, offset());
+}
+
+Tensor Tensor::squeeze(std::int64_t dim) const {
+    const std::int64_t d = wrap_dim(dim, this->dim());
+    Shape shape = this->shape();
+    Strides strides = this->strides();
+    if (this->dim() > 0 && shape[position(d)] == 1) {
+        shape.erase(shape.begin() + d);
+        strides.erase(strides.begin() + d);
+    }
+    return as_strided(shape, strides, offset());
+}
+
+Tensor Tensor::unsqueeze(std::int64_t dim) const {
+    const std::int64_t d = wrap_dim(dim, this->dim() + 1);
+    Shape shape = this->shape();
+    Strides strides = this->strides();
+    // The new dimension has size 1, so its stride is never used to step; PyTorch picks the
+    // one that keeps a contiguous tensor contiguous.
+    const std::int64_t stride = d >= this->dim() ? 1 : shape[position(d)] * strides[position(d)];
+    shape.insert(shape.begin() + d, 1);
+    strides.insert(strides.begin() + d, stride);
+    return as_strided(shape, strides, offset());
+}
+
+Tensor Tensor::flatten(std::int64_t start_dim, std::int64_t end_dim) const {
+    if (dim() == 0) {
+        (void)wrap_dim(start_dim, 0);
+        (void)wrap_dim(end_dim, 0);
+        return reshape({1});
+    }
+    const std::int64_t first = wrap_dim(start_dim, dim());
+    const std::int64_t last = wrap_dim(end_dim, dim());
+    KAEL_CHECK_VALUE(first <= last, "flatten: start_dim " << first << " comes after end_dim " << last);
+    if (first == last) {
+        return *this;
+    }
+    Shape shape(this->shape().begin(), this->shape().begin() + first);
+    shape.push_back(-1);
+    shape.insert(shape.end(), this->shape().begin() + last + 1, this->shape().end());
+    if (numel() == 0) {  // -1 cannot be inferred next to a zero size
+        shape[position(first)] = 0;
+    }
+    return reshape(shape);
+}
+
+Tensor Tensor::unflatten(std::int64_t dim, const Shape& sizes) const {
+    const std::size_t d = dim_position(dim, this->dim());
+    KAEL_CHECK_VALUE(!sizes.empty(), "unflatten: sizes must not be empty");
+    const Shape split = infer_size(sizes, shape()[d]);
+    // Splitting one dimension is always a view: the pieces step through it row-major.
+    const Strides inner = contiguous_strides(split);
+    Shape shape = this->shape();
+    Strides strides = this->strides();
+    const std::int64_t base = strides[d];
+    shape.erase(shape.begin() + static_cast<std::ptrdiff_t>(d));
+    strides.erase(strides.begin() + static_cast<std::ptrdiff_t>(d));
+    for (std::size_t i = split.size(); i-- > 0;) {
+        shape.insert(shape.begin() + static_cast<std::ptrdiff_t>(d), split[i]);
+        strides.insert(strides.begin() + static_cast<std::ptrdiff_t>(d), inner[i] * base);
+    }
+    return as_strided(shape, strides, offset());
+}
+
+Tensor Tensor::detach() const { return as_strided(shape(), strides(), offset()); }
+
+// ---- overlap ----------------------------------------------------------------------------------
+
+MemOverlap has_internal_overlap(const Tensor& t) {
+    if (t.is_contiguous()) {
+        return MemOverlap::No;
+    }
+    // Sort the dimensions that step (size > 1) by stride. If each stride is larger than
+    // the furthest reach of all smaller-stride dimensions, no two positions can meet.
+    std::vector<std::pair<std::int64_t, std::int64_t>> steps;  // (stride, size)
+    for (std::size_t i = 0; i < t.shape().size(); ++i) {
+        if (t.shape()[i] > 1) {
+            if (t.strides()[i] == 0) {
+                return MemOverlap::Yes;
+            }
+            steps.emplace_back(t.strides()[i], t.shape()[i]);
+        }
+    }
+    std::sort(steps.begin(), steps.end());
+    std::int64_t reach = 0;  // the largest offset the smaller dimensions can add
+    for (const auto& [stride, size] : steps) {
+        if (stride <= reach) {
+            return MemOverlap::TooHard;
+        }
+        reach += stride * (size - 1);
+    }
+    return MemOverlap::No;
+}
+
+bool may_partially_overlap(const Tensor& a, const Tensor& b) {
+    if (a.numel() == 0 || b.numel() == 0 || !a.shares_storage(b)) {
+        return false;
+    }
+    if (a.shape() == b.shape() && a.strides() == b.strides() && a.offset() == b.offset() &&
+        a.dtype() == b.dtype()) {
+        return false;  // the very same elements: a full overlap, which element-wise ops handle
+    }
+    // Compare the byte ranges each tensor can reach.
+    auto range = [](const Tensor& t) {
+        std::int64_t last = t.offset();
+        for (std::size_t i = 0; i < t.shape().size(); ++i) {
+            last += (t.shape()[i] - 1) * t.strides()[i];
+        }
+        const std::int64_t size = element_size(t.dtype());
+        return std::pair{t.offset() * size, (last + 1) * size};
+    };
+    const auto [a_begin, a_end] = range(a);
+    const auto [b_begin, b_end] = range(b);
+    return a_begin < b_end && b_begin < a_end;
+}
+
+}  // namespace kael

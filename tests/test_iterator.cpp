@@ -1,0 +1,247 @@
+// Broadcasting, type promotion, and the TensorIterator that element-wise kernels run on.
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "helpers.h"
+#include "kael/broadcast.h"
+#include "kael/factory.h"
+#include "kael/iterator.h"
+#include "kael/kernels.h"
+#include "kael/view.h"
+
+namespace {
+
+using kael::testing::values;
+using kael::testing::message_of;
+
+using kael::DType;
+using kael::Shape;
+using kael::Strides;
+using kael::Tensor;
+using kael::TensorIterator;
+using kael::TensorIteratorConfig;
+
+
+
+// ---- broadcasting --------------------------------------------------------------------------
+
+TEST(Broadcast, AlignsAtTheLastDimension) {
+    EXPECT_EQ(kael::broadcast_shapes({2, 3}, {3}), (Shape{2, 3}));
+    EXPECT_EQ(kael::broadcast_shapes({3, 1}, {1, 4}), (Shape{3, 4}));
+    EXPECT_EQ(kael::broadcast_shapes({5, 1, 4}, {3, 1}), (Shape{5, 3, 4}));
+    EXPECT_EQ(kael::broadcast_shapes({}, {2, 2}), (Shape{2, 2}));
+    EXPECT_EQ(kael::broadcast_shapes({2, 0}, {1}), (Shape{2, 0}));
+    EXPECT_EQ(kael::broadcast_shapes({1}, {0}), (Shape{0}));
+    const std::vector<Shape> three{{4, 1}, {1, 5}, {3, 1, 1}};
+    EXPECT_EQ(kael::broadcast_shapes(three), (Shape{3, 4, 5}));
+}
+
+TEST(Broadcast, MismatchNamesBothShapes) {
+    EXPECT_THROW((void)kael::broadcast_shapes({2, 3}, {4}), kael::ValueError);
+    EXPECT_THROW((void)kael::broadcast_shapes({2, 0}, {2}), kael::ValueError);
+    const std::string message = message_of([] { (void)kael::broadcast_shapes({2, 3}, {2}); });
+    EXPECT_NE(message.find("shapes [2, 3] and [2] cannot be broadcast: sizes 3 and 2 differ at "
+                           "dimension 1"),
+              std::string::npos)
+        << message;
+}
+
+TEST(Broadcast, IsBroadcastableTo) {
+    EXPECT_TRUE(kael::is_broadcastable_to({3, 1}, {2, 3, 4}));
+    EXPECT_FALSE(kael::is_broadcastable_to({2, 3, 4}, {3, 4}));
+    EXPECT_FALSE(kael::is_broadcastable_to({2}, {3}));
+}
+
+// ---- promotion -------------------------------------------------------------------------------
+
+TEST(Promotion, Table) {
+    using kael::promote_types;
+    static_assert(promote_types(DType::Bool, DType::Bool) == DType::Bool);
+    static_assert(promote_types(DType::Bool, DType::I64) == DType::I64);
+    static_assert(promote_types(DType::Bool, DType::F32) == DType::F32);
+    static_assert(promote_types(DType::Bool, DType::F64) == DType::F64);
+    static_assert(promote_types(DType::I64, DType::I64) == DType::I64);
+    static_assert(promote_types(DType::I64, DType::F32) == DType::F32);
+    static_assert(promote_types(DType::I64, DType::F64) == DType::F64);
+    static_assert(promote_types(DType::F32, DType::F32) == DType::F32);
+    static_assert(promote_types(DType::F32, DType::F64) == DType::F64);
+    static_assert(promote_types(DType::F64, DType::F64) == DType::F64);
+    static_assert(promote_types(DType::F64, DType::Bool) == DType::F64);
+    static_assert(promote_types(DType::F32, DType::I64) == DType::F32);
+    SUCCEED();
+}
+
+TEST(Promotion, Scalars) {
+    using kael::promote_with_scalar;
+    static_assert(promote_with_scalar(DType::F32, 2.5) == DType::F32);
+    static_assert(promote_with_scalar(DType::F64, 2.5) == DType::F64);
+    static_assert(promote_with_scalar(DType::I64, 2.5) == DType::F32);
+    static_assert(promote_with_scalar(DType::Bool, 3) == DType::I64);
+    static_assert(promote_with_scalar(DType::I64, true) == DType::I64);
+    static_assert(promote_with_scalar(DType::Bool, true) == DType::Bool);
+    static_assert(promote_with_scalar(DType::Bool, 0.5) == DType::F32);
+    static_assert(promote_with_scalar(DType::I64, 7) == DType::I64);
+    SUCCEED();
+}
+
+TEST(Promotion, ZeroDimensionalTensorsOnlyRaiseTheCategory) {
+    const Tensor ints = kael::zeros({3}, DType::I64);
+    const Tensor floats = kael::zeros({3});
+    const Tensor bools = kael::zeros({3}, DType::Bool);
+    EXPECT_EQ(kael::result_dtype(ints, kael::scalar(1.0, DType::F64)), DType::F64);
+    EXPECT_EQ(kael::result_dtype(floats, kael::scalar(1.0, DType::F64)), DType::F32);
+    EXPECT_EQ(kael::result_dtype(kael::scalar(1.0, DType::F64), floats), DType::F32);
+    EXPECT_EQ(kael::result_dtype(bools, kael::scalar(1, DType::I64)), DType::I64);
+    EXPECT_EQ(kael::result_dtype(ints, kael::scalar(true, DType::Bool)), DType::I64);
+    EXPECT_EQ(kael::result_dtype(kael::scalar(1, DType::I64), kael::scalar(1.0, DType::F64)), DType::F64);
+    EXPECT_EQ(kael::result_dtype(ints, floats), DType::F32);
+    const std::vector<Tensor> three{ints, kael::scalar(1.0, DType::F64), bools};
+    EXPECT_EQ(kael::result_dtype(three), DType::F64);
+    EXPECT_EQ(kael::result_dtype(kael::scalar(2, DType::I64), 0.5), DType::F32);
+}
+
+// ---- the iterator ------------------------------------------------------------------------------
+
+TEST(TensorIterator, ContiguousOperandsCoalesceToOneDimension) {
+    const Tensor a = kael::zeros({2, 3, 4});
+    TensorIterator iter = TensorIteratorConfig().declare_output(DType::F32).add_input(a).add_input(a).build();
+    EXPECT_EQ(iter.shape(), (Shape{24}));
+    EXPECT_EQ(iter.byte_strides(0), (Strides{4}));
+    EXPECT_EQ(iter.byte_strides(1), (Strides{4}));
+    EXPECT_EQ(iter.output().shape(), (Shape{2, 3, 4}));
+    EXPECT_TRUE(iter.output().is_contiguous());
+}
+
+TEST(TensorIterator, BroadcastInputsGetStrideZero) {
+    const Tensor matrix = kael::zeros({1000, 1000});
+    const Tensor row = kael::zeros({1000});
+    TensorIterator iter =
+        TensorIteratorConfig().declare_output(DType::F32).add_input(matrix).add_input(row).build();
+    EXPECT_EQ(iter.shape(), (Shape{1000, 1000}));
+    EXPECT_EQ(iter.byte_strides(2), (Strides{0, 4}));
+    EXPECT_EQ(iter.describe(),
+              "loop shape [1000, 1000]; byte strides: out [4000, 4], in0 [4000, 4], in1 [0, 4]");
+}
+
+TEST(TensorIterator, TransposedInputKeepsTwoDimensions) {
+    const Tensor t = kael::zeros({3, 4}).transpose(0, 1);
+    TensorIterator iter = TensorIteratorConfig().declare_output(DType::F32).add_input(t).build();
+    EXPECT_EQ(iter.shape(), (Shape{4, 3}));
+    EXPECT_EQ(iter.byte_strides(0), (Strides{12, 4}));
+    EXPECT_EQ(iter.byte_strides(1), (Strides{4, 16}));
+}
+
+TEST(TensorIterator, ReordersSoTheInnerLoopStepsTheLeastMemory) {
+    // Writing into a transposed output: its smallest stride is along dimension 0, so that
+    // dimension becomes the inner loop, and then both operands coalesce into one run.
+    const Tensor storage = kael::zeros({4, 3});
+    const Tensor out = storage.transpose(0, 1);  // [3, 4], strides [1, 3]
+    const Tensor in = kael::zeros({4, 3}).transpose(0, 1);
+    TensorIterator iter = TensorIteratorConfig().add_output(out).add_input(in).build();
+    EXPECT_EQ(iter.shape(), (Shape{12}));
+    EXPECT_EQ(iter.byte_strides(0), (Strides{4}));
+}
+
+TEST(TensorIterator, SizeOneDimensionsMerge) {
+    // [3, 1, 2] with strides [4, 4, 1]: the size-1 dimension disappears, but the rows have
+    // gaps, so two dimensions remain.
+    const Tensor a = kael::zeros({3, 1, 4}).slice(2, 0, 2);
+    TensorIterator iter = TensorIteratorConfig().declare_output(DType::F32).add_input(a).build();
+    EXPECT_EQ(iter.shape(), (Shape{3, 2}));
+    EXPECT_EQ(iter.byte_strides(1), (Strides{16, 4}));
+}
+
+TEST(TensorIterator, EvenlySpacedRowsMergeIntoOneRun) {
+    // Every other column of [3, 4]: positions 0, 2, 4, ... 10 are evenly spaced, so the
+    // two dimensions become one run with a stride of 2 elements.
+    const Tensor a = kael::zeros({3, 4}).slice(1, 0, 4, 2);
+    TensorIterator iter = TensorIteratorConfig().declare_output(DType::F32).add_input(a).build();
+    EXPECT_EQ(iter.shape(), (Shape{6}));
+    EXPECT_EQ(iter.byte_strides(1), (Strides{8}));
+}
+
+TEST(TensorIterator, ZeroDimensionalLoopRunsOnce) {
+    int runs = 0;
+    const Tensor s = kael::scalar(2.0);
+    TensorIterator iter = TensorIteratorConfig().declare_output(DType::F32).add_input(s).build();
+    iter.for_each([&](std::byte**, const std::int64_t*, std::int64_t n) { runs += static_cast<int>(n); });
+    EXPECT_EQ(runs, 1);
+    EXPECT_EQ(iter.output().dim(), 0);
+}
+
+TEST(TensorIterator, EmptyLoopRunsNever) {
+    int runs = 0;
+    TensorIterator iter =
+        TensorIteratorConfig().declare_output(DType::F32).add_input(kael::zeros({3, 0})).build();
+    iter.for_each([&](std::byte**, const std::int64_t*, std::int64_t) { ++runs; });
+    EXPECT_EQ(runs, 0);
+    EXPECT_EQ(iter.output().shape(), (Shape{3, 0}));
+}
+
+TEST(TensorIterator, OutputShapeMustMatch) {
+    const Tensor out = kael::zeros({3});
+    EXPECT_THROW((void)TensorIteratorConfig().add_output(out).add_input(kael::zeros({2, 3})).build(),
+                 kael::ValueError);
+    const std::string message = message_of([&] {
+        (void)TensorIteratorConfig().add_output(out).add_input(kael::zeros({2, 3})).build();
+    });
+    EXPECT_NE(message.find("output with shape [3] doesn't match the broadcast shape [2, 3]"),
+              std::string::npos)
+        << message;
+}
+
+TEST(TensorIterator, InputsMustShareADtypeUnlessAllowed) {
+    const Tensor f = kael::zeros({2});
+    const Tensor i = kael::zeros({2}, DType::I64);
+    EXPECT_THROW((void)TensorIteratorConfig().declare_output(DType::F32).add_input(f).add_input(i).build(),
+                 kael::TypeError);
+    EXPECT_NO_THROW((void)TensorIteratorConfig()
+                        .declare_output(DType::F32)
+                        .add_input(f)
+                        .add_input(i)
+                        .allow_mixed_input_dtypes()
+                        .build());
+    EXPECT_THROW((void)TensorIteratorConfig().add_input(f).build(), kael::Error);
+}
+
+TEST(TensorIterator, RunTypedHandlesEveryLayout) {
+    // out = a * 10 + b with a transposed and b broadcast along rows.
+    const Tensor a = kael::arange(0, 6, 1, DType::I64).view({2, 3}).transpose(0, 1);  // [3, 2]
+    const Tensor b = kael::from_vector({std::int64_t{100}, std::int64_t{200}});      // [2]
+    TensorIterator iter =
+        TensorIteratorConfig().declare_output(DType::I64).add_input(a).add_input(b).build();
+    kael::run_typed<std::int64_t, std::int64_t, std::int64_t>(
+        iter, [](std::int64_t x, std::int64_t y) { return x * 10 + y; });
+    EXPECT_EQ(values<std::int64_t>(iter.output()),
+              (std::vector<std::int64_t>{100, 230, 110, 240, 120, 250}));
+}
+
+TEST(TensorIterator, RunTypedWritesADifferentOutputType) {
+    const Tensor a = kael::from_vector({1.0f, -2.0f, 0.0f});
+    TensorIterator iter = TensorIteratorConfig().declare_output(DType::Bool).add_input(a).build();
+    kael::run_typed<std::uint8_t, float>(iter, [](float x) { return static_cast<std::uint8_t>(x > 0); });
+    EXPECT_EQ(values<std::uint8_t>(iter.output()), (std::vector<std::uint8_t>{1, 0, 0}));
+}
+
+TEST(TensorIterator, RunTypedChecksItsTypes) {
+    TensorIterator iter =
+        TensorIteratorConfig().declare_output(DType::F32).add_input(kael::zeros({2})).build();
+    auto widen = [](float x) { return static_cast<double>(x); };
+    auto narrow = [](double x) { return static_cast<float>(x); };
+    EXPECT_THROW((kael::run_typed<double, float>(iter, widen)), kael::Error);
+    EXPECT_THROW((kael::run_typed<float, double>(iter, narrow)), kael::Error);
+}
+
+TEST(TensorIterator, WritesIntoAStridedOutput) {
+    Tensor storage = kael::zeros({2, 4});
+    const Tensor out = storage.slice(1, 0, 4, 2);  // columns 0 and 2
+    TensorIterator iter =
+        TensorIteratorConfig().add_output(out).add_input(kael::ones({2, 2})).build();
+    kael::run_typed<float, float>(iter, [](float x) { return x + 1; });
+    EXPECT_EQ(values<float>(storage), (std::vector<float>{2, 0, 2, 0, 2, 0, 2, 0}));
+}
+
+}  // namespace

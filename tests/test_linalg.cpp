@@ -1,0 +1,173 @@
+// Matrix products: every rank rule, every layout, both kernels, against a naive reference.
+#include <gtest/gtest.h>
+
+#include <array>
+#include <cstdint>
+#include <limits>
+#include <vector>
+
+#include "helpers.h"
+#include "kael/factory.h"
+#include "kael/ops.h"
+#include "kael/random.h"
+
+namespace {
+
+using kael::DType;
+using kael::Shape;
+using kael::Tensor;
+using kael::testing::message_of;
+using kael::testing::values;
+
+using I = std::int64_t;
+
+// The obviously right triple loop, in double, through at(): any layout, any rank 2.
+std::vector<double> naive_product(const Tensor& a, const Tensor& b) {
+    const I m = a.size(0), k = a.size(1), n = b.size(1);
+    const Tensor a64 = a.to(DType::F64);
+    const Tensor b64 = b.to(DType::F64);
+    std::vector<double> c(static_cast<std::size_t>(m * n), 0.0);
+    for (I i = 0; i < m; ++i) {
+        for (I j = 0; j < n; ++j) {
+            double total = 0;
+            for (I p = 0; p < k; ++p) {
+                total += a64.at<double>({i, p}) * b64.at<double>({p, j});
+            }
+            c[static_cast<std::size_t>(i * n + j)] = total;
+        }
+    }
+    return c;
+}
+
+void expect_near_product(const Tensor& c, const Tensor& a, const Tensor& b, double tolerance) {
+    const std::vector<double> expected = naive_product(a, b);
+    const std::vector<double> got = values<double>(c.to(DType::F64));
+    ASSERT_EQ(got.size(), expected.size());
+    for (std::size_t i = 0; i < got.size(); ++i) {
+        ASSERT_NEAR(got[i], expected[i], tolerance) << "element " << i;
+    }
+}
+
+// Runs a test body once per available kernel, restoring the default afterwards.
+template <typename Body> void for_each_backend(Body body) {
+    std::vector<kael::MatmulBackend> backends{kael::MatmulBackend::Kael};
+    if (kael::blas_available()) {
+        backends.push_back(kael::MatmulBackend::Blas);
+    }
+    for (const kael::MatmulBackend backend : backends) {
+        kael::set_matmul_backend(backend);
+        body();
+    }
+    kael::set_matmul_backend(kael::MatmulBackend::Auto);
+}
+
+TEST(Matmul, SmallExactProduct) {
+    const Tensor a = kael::from_vector({1.0, 2.0, 3.0, 4.0, 5.0, 6.0}, {2, 3});
+    const Tensor b = kael::from_vector({7.0, 8.0, 9.0, 10.0, 11.0, 12.0}, {3, 2});
+    for_each_backend([&] {
+        EXPECT_EQ(values<double>(kael::matmul(a, b)), (std::vector<double>{58, 64, 139, 154}));
+    });
+}
+
+TEST(Matmul, SizesAcrossBlockBoundaries) {
+    // Sizes that are not multiples of any register block, and K beyond one K block (256).
+    kael::manual_seed(1);
+    for_each_backend([&] {
+        for (const auto& [m, k, n] : std::vector<std::array<I, 3>>{{1, 1, 1}, {13, 7, 37}, {65, 300, 33}, {150, 513, 70}}) {
+            const Tensor a = kael::randn({m, k});
+            const Tensor b = kael::randn({k, n});
+            expect_near_product(kael::matmul(a, b), a, b, 1e-3);
+            const Tensor a64 = a.to(DType::F64);
+            const Tensor b64 = b.to(DType::F64);
+            expect_near_product(kael::matmul(a64, b64), a64, b64, 1e-9);
+        }
+    });
+}
+
+TEST(Matmul, TransposedAndStridedOperands) {
+    kael::manual_seed(2);
+    const Tensor base = kael::randn({40, 30});
+    const Tensor a = base.T();                        // [30, 40], columns contiguous
+    const Tensor b = kael::randn({40, 60}).slice(1, 0, 60, 2);  // [40, 30], stride 2 in a row
+    for_each_backend([&] { expect_near_product(kael::matmul(a, b), a, b, 1e-3); });
+}
+
+TEST(Matmul, OneDimensionalOperands) {
+    const Tensor v = kael::from_vector({1.0, 2.0, 3.0});
+    const Tensor m = kael::from_vector({1.0, 0.0, 0.0, 1.0, 1.0, 1.0}, {3, 2});
+    const Tensor dot = kael::matmul(v, v);
+    EXPECT_EQ(dot.dim(), 0);
+    EXPECT_EQ(dot.item<double>(), 14);
+    const Tensor row = kael::matmul(v, m);  // [3] x [3, 2] -> [2]
+    EXPECT_EQ(row.shape(), (Shape{2}));
+    EXPECT_EQ(values<double>(row), (std::vector<double>{4, 5}));
+    const Tensor column = kael::matmul(m.T(), v);  // [2, 3] x [3] -> [2]
+    EXPECT_EQ(values<double>(column), (std::vector<double>{4, 5}));
+    EXPECT_EQ(kael::dot(v, v).item<double>(), 14);
+}
+
+TEST(Matmul, BatchesBroadcast) {
+    kael::manual_seed(3);
+    const Tensor a = kael::randn({2, 1, 4, 5}, DType::F64);
+    const Tensor b = kael::randn({3, 5, 6}, DType::F64);
+    const Tensor c = kael::matmul(a, b);
+    EXPECT_EQ(c.shape(), (Shape{2, 3, 4, 6}));
+    for (I i = 0; i < 2; ++i) {
+        for (I j = 0; j < 3; ++j) {
+            expect_near_product(c[i][j], a[i][0], b[j], 1e-12);
+        }
+    }
+    // A batch against one matrix folds the batch into the rows.
+    const Tensor folded = kael::matmul(a, b[0]);
+    EXPECT_EQ(folded.shape(), (Shape{2, 1, 4, 6}));
+    expect_near_product(folded[1][0], a[1][0], b[0], 1e-12);
+    // A vector against a batch.
+    EXPECT_EQ(kael::matmul(kael::ones({5}, DType::F64), b).shape(), (Shape{3, 6}));
+    EXPECT_EQ(kael::bmm(kael::ones({3, 2, 5}, DType::F64), b).shape(), (Shape{3, 2, 6}));
+}
+
+TEST(Matmul, IntegersAreExactAndWrap) {
+    const Tensor a = kael::from_vector({I{1}, I{2}, I{3}, I{4}}, {2, 2});
+    EXPECT_EQ(values<I>(kael::matmul(a, a)), (std::vector<I>{7, 10, 15, 22}));
+    const I big = std::numeric_limits<I>::max();
+    const Tensor wrap = kael::matmul(kael::from_vector({big, I{1}}, {1, 2}), kael::from_vector({I{1}, I{1}}, {2, 1}));
+    EXPECT_EQ(wrap.item<I>(), std::numeric_limits<I>::min());
+}
+
+TEST(Matmul, EmptyDimensions) {
+    EXPECT_EQ(kael::matmul(kael::zeros({0, 3}), kael::zeros({3, 4})).shape(), (Shape{0, 4}));
+    const Tensor zero_k = kael::matmul(kael::ones({2, 0}), kael::ones({0, 3}));
+    EXPECT_EQ(values<float>(zero_k), (std::vector<float>(6, 0.0f)));  // an empty sum is 0
+}
+
+TEST(Matmul, ErrorsNameTheShapesAndDtypes) {
+    EXPECT_THROW((void)kael::matmul(kael::zeros({2, 3}), kael::zeros({4, 5})), kael::ValueError);
+    EXPECT_NE(message_of([] { (void)kael::matmul(kael::zeros({2, 3}), kael::zeros({4, 5})); })
+                  .find("shapes [2, 3] and [4, 5] cannot be multiplied"),
+              std::string::npos);
+    EXPECT_THROW((void)kael::matmul(kael::zeros({2, 2}), kael::zeros({2, 2}, DType::F64)), kael::TypeError);
+    EXPECT_THROW((void)kael::matmul(kael::zeros({2}, DType::Bool), kael::zeros({2}, DType::Bool)), kael::TypeError);
+    EXPECT_THROW((void)kael::matmul(kael::scalar(1.0), kael::zeros({2})), kael::ValueError);
+    EXPECT_THROW((void)kael::dot(kael::zeros({2}), kael::zeros({3})), kael::ValueError);
+    EXPECT_THROW((void)kael::mm(kael::zeros({2}), kael::zeros({2, 2})), kael::ValueError);
+    EXPECT_THROW((void)kael::bmm(kael::zeros({2, 2, 2}), kael::zeros({3, 2, 2})), kael::ValueError);
+    EXPECT_THROW((void)kael::matmul(kael::zeros({2, 2, 3}), kael::zeros({3, 3, 2})), kael::ValueError);
+}
+
+TEST(Matmul, Outer) {
+    const Tensor o = kael::outer(kael::from_vector({1.0, 2.0}), kael::from_vector({3.0, 4.0, 5.0}));
+    EXPECT_EQ(o.shape(), (Shape{2, 3}));
+    EXPECT_EQ(values<double>(o), (std::vector<double>{3, 4, 5, 6, 8, 10}));
+}
+
+TEST(Matmul, BackendSwitch) {
+    EXPECT_EQ(kael::matmul_backend(), kael::MatmulBackend::Auto);
+    if (!kael::blas_available()) {
+        EXPECT_THROW(kael::set_matmul_backend(kael::MatmulBackend::Blas), kael::Error);
+    }
+    kael::set_matmul_backend(kael::MatmulBackend::Kael);
+    EXPECT_EQ(kael::matmul_backend(), kael::MatmulBackend::Kael);
+    kael::set_matmul_backend(kael::MatmulBackend::Auto);
+}
+
+}  // namespace

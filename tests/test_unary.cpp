@@ -1,0 +1,133 @@
+// Element-wise functions of one operand.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdint>
+#include <limits>
+#include <vector>
+
+#include "helpers.h"
+#include "kael/factory.h"
+#include "kael/ops.h"
+
+namespace {
+
+using kael::DType;
+using kael::Tensor;
+using kael::testing::values;
+
+using I = std::int64_t;
+const double kNan = std::nan("");
+constexpr double kInf = std::numeric_limits<double>::infinity();
+
+Tensor doubles(std::vector<double> v) { return kael::from_vector(v); }
+Tensor ints(std::vector<I> v) { return kael::from_vector(v); }
+
+// Checks an element-wise function against the C library on a spread of doubles.
+template <typename F, typename G> void expect_matches(F kael_fn, G reference, std::vector<double> inputs) {
+    const auto got = values<double>(kael_fn(doubles(inputs)));
+    for (std::size_t i = 0; i < inputs.size(); ++i) {
+        const double expected = reference(inputs[i]);
+        if (std::isnan(expected)) {
+            EXPECT_TRUE(std::isnan(got[i])) << inputs[i];
+        } else {
+            EXPECT_DOUBLE_EQ(got[i], expected) << inputs[i];
+        }
+    }
+}
+
+TEST(Unary, TranscendentalsMatchTheCLibrary) {
+    const std::vector<double> x{-3.5, -1, -1e-8, 0, 1e-8, 0.5, 2, 10};
+    expect_matches([](const Tensor& t) { return kael::exp(t); }, [](double v) { return std::exp(v); }, x);
+    expect_matches([](const Tensor& t) { return kael::log(t); }, [](double v) { return std::log(v); }, x);
+    expect_matches([](const Tensor& t) { return kael::log1p(t); }, [](double v) { return std::log1p(v); }, x);
+    expect_matches([](const Tensor& t) { return kael::expm1(t); }, [](double v) { return std::expm1(v); }, x);
+    expect_matches([](const Tensor& t) { return kael::sqrt(t); }, [](double v) { return std::sqrt(v); }, x);
+    expect_matches([](const Tensor& t) { return kael::rsqrt(t); }, [](double v) { return 1 / std::sqrt(v); }, x);
+    expect_matches([](const Tensor& t) { return kael::sin(t); }, [](double v) { return std::sin(v); }, x);
+    expect_matches([](const Tensor& t) { return kael::cos(t); }, [](double v) { return std::cos(v); }, x);
+    expect_matches([](const Tensor& t) { return kael::tanh(t); }, [](double v) { return std::tanh(v); }, x);
+    expect_matches([](const Tensor& t) { return kael::sigmoid(t); }, [](double v) { return 1 / (1 + std::exp(-v)); }, x);
+    expect_matches([](const Tensor& t) { return kael::silu(t); }, [](double v) { return v / (1 + std::exp(-v)); }, x);
+}
+
+TEST(Unary, LogEdges) {
+    const auto got = values<double>(kael::log(doubles({0, -1, kInf})));
+    EXPECT_EQ(got[0], -kInf);
+    EXPECT_TRUE(std::isnan(got[1]));
+    EXPECT_EQ(got[2], kInf);
+}
+
+TEST(Unary, IntegersComputeFloatingFunctionsInFloat32) {
+    const Tensor e = kael::exp(ints({0, 1}));
+    EXPECT_EQ(e.dtype(), DType::F32);
+    EXPECT_FLOAT_EQ(values<float>(e)[1], 2.7182817f);
+    EXPECT_EQ(kael::sqrt(kael::from_vector({true})).dtype(), DType::F32);
+    EXPECT_EQ(kael::sigmoid(kael::from_vector({1.0})).dtype(), DType::F64);
+}
+
+TEST(Unary, GeluExactAndTanh) {
+    // Values from PyTorch 1.13: F.gelu(x) and F.gelu(x, approximate='tanh').
+    const auto exact = values<float>(kael::gelu(kael::from_vector({-1.f, 0.f, 1.5f})));
+    EXPECT_NEAR(exact[0], -0.1586552858f, 1e-6);
+    EXPECT_EQ(exact[1], 0.0f);
+    EXPECT_NEAR(exact[2], 1.3997890949f, 1e-6);
+    const auto approx = values<float>(kael::gelu(kael::from_vector({-1.f, 0.f, 1.5f}), "tanh"));
+    EXPECT_NEAR(approx[0], -0.1588079929f, 1e-6);
+    EXPECT_NEAR(approx[2], 1.3995715379f, 1e-6);
+    EXPECT_THROW((void)kael::gelu(kael::zeros({1}), "fast"), kael::ValueError);
+}
+
+TEST(Unary, NegAbsSignRelu) {
+    EXPECT_EQ(values<I>(kael::neg(ints({3, -4}))), (std::vector<I>{-3, 4}));
+    EXPECT_EQ(values<I>(kael::abs(ints({3, -4}))), (std::vector<I>{3, 4}));
+    EXPECT_EQ(values<double>(kael::abs(doubles({-0.5, 2}))), (std::vector<double>{0.5, 2}));
+    const auto signs = values<double>(kael::sign(doubles({-2, 0, -0.0, 3, kNan})));
+    EXPECT_EQ(signs, (std::vector<double>{-1, 0, 0, 1, 0}));  // PyTorch: sign(nan) is 0
+    EXPECT_FALSE(std::signbit(signs[2]));
+    EXPECT_EQ(values<std::uint8_t>(kael::sign(kael::from_vector({true, false}))), (std::vector<std::uint8_t>{1, 0}));
+    const auto relu = values<double>(kael::relu(doubles({-1, 0, 2, kNan})));
+    EXPECT_EQ(relu[0], 0);
+    EXPECT_EQ(relu[2], 2);
+    EXPECT_TRUE(std::isnan(relu[3]));
+    EXPECT_EQ(kael::relu(ints({-1, 5})).dtype(), DType::I64);
+}
+
+TEST(Unary, BoolIsRejectedWhereThereIsNoMeaning) {
+    const Tensor b = kael::from_vector({true});
+    EXPECT_THROW((void)kael::neg(b), kael::TypeError);
+    EXPECT_THROW((void)kael::abs(b), kael::TypeError);
+    EXPECT_THROW((void)kael::relu(b), kael::TypeError);
+    EXPECT_THROW((void)kael::floor(b), kael::TypeError);
+    EXPECT_THROW((void)kael::round(b), kael::TypeError);
+}
+
+TEST(Unary, Rounding) {
+    EXPECT_EQ(values<double>(kael::floor(doubles({-1.5, 1.5}))), (std::vector<double>{-2, 1}));
+    EXPECT_EQ(values<double>(kael::ceil(doubles({-1.5, 1.5}))), (std::vector<double>{-1, 2}));
+    // Halves round to even, as in PyTorch and IEEE 754.
+    EXPECT_EQ(values<double>(kael::round(doubles({0.5, 1.5, 2.5, -1.5, -0.4}))), (std::vector<double>{0, 2, 2, -2, -0.0}));
+    EXPECT_EQ(values<I>(kael::round(ints({7}))), (std::vector<I>{7}));
+}
+
+TEST(Unary, Clamp) {
+    const auto c = values<double>(kael::clamp(doubles({1, kNan, 5, 3}), 2, 4));
+    EXPECT_EQ(c[0], 2);
+    EXPECT_TRUE(std::isnan(c[1]));
+    EXPECT_EQ(c[2], 4);
+    EXPECT_EQ(c[3], 3);
+    EXPECT_EQ(values<double>(kael::clamp(doubles({1, 5}), 3, 2)), (std::vector<double>{2, 2}));  // min > max
+    EXPECT_EQ(values<double>(kael::clamp(doubles({-1, 5}), std::nullopt, 0)), (std::vector<double>{-1, 0}));
+    EXPECT_EQ(values<I>(kael::clamp(ints({-1, 5}), 0)), (std::vector<I>{0, 5}));
+    const Tensor promoted = kael::clamp(ints({-3, 2}), 0.5);
+    EXPECT_EQ(promoted.dtype(), DType::F32);
+    EXPECT_EQ(values<float>(promoted), (std::vector<float>{0.5, 2}));
+    EXPECT_THROW((void)kael::clamp(doubles({1}), std::nullopt, std::nullopt), kael::ValueError);
+}
+
+TEST(Unary, StridedInputKeepsLogicalOrder) {
+    const Tensor t = kael::arange(0, 6, 1, DType::F64).view({2, 3}).transpose(0, 1);
+    EXPECT_EQ(values<double>(kael::neg(t)), (std::vector<double>{-0.0, -3, -1, -4, -2, -5}));
+}
+
+}  // namespace

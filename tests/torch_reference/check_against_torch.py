@@ -1,0 +1,286 @@
+#!/usr/bin/python3
+"""Compares kael with PyTorch on random inputs: every operation of chapter 05, several
+shapes, dtypes and layouts, and the cases where both must refuse.
+
+    /usr/bin/python3 tests/torch_reference/check_against_torch.py BUILD_DIR
+
+Needs Debian's python3-torch and python3-numpy; prints one line per mismatch and a
+summary, and exits 1 on any mismatch. BUILD_DIR holds tests/torch_reference_driver.
+"""
+import pathlib
+import subprocess
+import sys
+import tempfile
+
+import numpy as np
+import torch
+import torch.nn.functional as F
+
+rng = np.random.default_rng(2024)
+DTYPES = {"float32": (np.float32, torch.float32), "float64": (np.float64, torch.float64),
+          "int64": (np.int64, torch.int64), "bool": (np.bool_, torch.bool)}
+TORCH_NAMES = {v[1]: k for k, v in DTYPES.items()}
+
+
+class Case:
+    def __init__(self, op, inputs, params=None, reference=None):
+        self.op, self.inputs, self.params, self.reference = op, inputs, params or {}, reference
+
+
+def tensor(shape, dtype="float32", low=-3.0, high=3.0):
+    if dtype == "bool":
+        return rng.random(shape) < 0.5
+    if dtype == "int64":
+        return rng.integers(int(low), int(high) + 1, size=shape, dtype=np.int64)
+    return rng.uniform(low, high, size=shape).astype(DTYPES[dtype][0])
+
+
+def t(array):
+    return torch.from_numpy(np.ascontiguousarray(array))
+
+
+def cases():
+    out = []
+    shapes = [((5,), (5,)), ((3, 4), (4,)), ((2, 1, 4), (3, 1)), ((), (2, 3)), ((0, 3), (3,))]
+    for a_shape, b_shape in shapes:
+        for dtype in ("float32", "float64", "int64"):
+            a, b = tensor(a_shape, dtype), tensor(b_shape, dtype)
+            for alpha in ("1", "2"):
+                out.append(Case("add", [a, b], {"alpha": alpha}, lambda x, y, alpha=alpha: torch.add(x, y, alpha=int(alpha))))
+                out.append(Case("sub", [a, b], {"alpha": alpha}, lambda x, y, alpha=alpha: torch.sub(x, y, alpha=int(alpha))))
+            out.append(Case("mul", [a, b], {}, torch.mul))
+            out.append(Case("div", [a, b], {}, torch.div))
+            out.append(Case("maximum", [a, b], {}, torch.maximum))
+            out.append(Case("minimum", [a, b], {}, torch.minimum))
+            out.append(Case("atan2", [a, b], {}, torch.atan2))
+            for name in ("eq", "ne", "lt", "le", "gt", "ge", "logical_and", "logical_or", "logical_xor"):
+                out.append(Case(name, [a, b], {}, getattr(torch, name)))
+            divisor = np.where(b == 0, 1, b).astype(b.dtype) if dtype == "int64" else b
+            out.append(Case("floor_divide", [a, divisor], {}, torch.floor_divide))
+            out.append(Case("remainder", [a, divisor], {}, torch.remainder))
+    # Mixed dtypes promote.
+    for da, db in (("int64", "float32"), ("float32", "float64"), ("bool", "int64"), ("bool", "bool"), ("int64", "float64")):
+        a, b = tensor((3, 4), da), tensor((4,), db)
+        out.append(Case("add", [a, b], {"alpha": "1"}, torch.add))
+        out.append(Case("mul", [a, b], {}, torch.mul))
+        out.append(Case("div", [a, b], {}, torch.div))
+        out.append(Case("lt", [a, b], {}, torch.lt))
+    out.append(Case("sub", [tensor((3,), "bool"), tensor((3,), "bool")], {"alpha": "1"}, torch.sub))
+    out.append(Case("sub", [tensor((3,), "bool"), tensor((3,), "int64")], {"alpha": "1"}, torch.sub))
+    # Zero-dimensional tensors take part in promotion only by category.
+    out.append(Case("add", [tensor((3,), "int64"), tensor((), "float64")], {"alpha": "1"}, torch.add))
+    out.append(Case("add", [tensor((3,), "float32"), tensor((), "float64")], {"alpha": "1"}, torch.add))
+    # pow: floats with any exponent; integers with non-negative exponents.
+    out.append(Case("pow", [tensor((4, 3), "float64", 0.1, 3), tensor((3,), "float64")], {}, torch.pow))
+    out.append(Case("pow", [tensor((6,), "int64", -4, 4), tensor((6,), "int64", 0, 5)], {}, torch.pow))
+    out.append(Case("pow", [tensor((6,), "int64", -4, 4), tensor((6,), "int64", -3, 0)], {}, torch.pow))
+    # Scalars.
+    for dtype in ("float32", "float64", "int64", "bool"):
+        x = tensor((3, 5), dtype)
+        for value in ("2", "2.5", "-1"):
+            v = float(value) if "." in value else int(value)
+            out.append(Case("add_scalar", [x], {"value": value}, lambda a, v=v: a + v))
+            out.append(Case("mul_scalar", [x], {"value": value}, lambda a, v=v: a * v))
+            out.append(Case("div_scalar", [x], {"value": value}, lambda a, v=v: a / v))
+            out.append(Case("rsub_scalar", [x], {"value": value}, lambda a, v=v: v - a))
+        for value in ("2", "3", "0.5", "-1", "-2", "1.7"):
+            v = float(value) if "." in value else int(value)
+            base = np.abs(x) + 0.5 if dtype.startswith("float") else x
+            out.append(Case("pow_scalar", [base], {"value": value}, lambda a, v=v: torch.pow(a, v)))
+    # Unary functions on floats, integers, bools, with a transposed layout too.
+    special = np.array([0.0, -0.0, np.inf, -np.inf, np.nan, 0.5, 1.5, 2.5, -2.5, 1e-8], dtype=np.float64)
+    for dtype in ("float32", "float64", "int64", "bool"):
+        for x in (tensor((4, 6), dtype), special.astype(DTYPES[dtype][0]) if dtype.startswith("float") else tensor((3,), dtype)):
+            for name in ("neg", "abs", "exp", "log", "log1p", "expm1", "sqrt", "rsqrt", "sin", "cos", "tanh",
+                         "sigmoid", "relu", "sign", "floor", "ceil", "round", "isnan", "isfinite", "logical_not"):
+                fn = getattr(torch, name)
+                out.append(Case(name, [x], {}, fn))
+                if x.ndim == 2:
+                    out.append(Case(name, [x], {"transposed": "1"}, fn))
+            out.append(Case("silu", [x], {}, F.silu))
+            out.append(Case("gelu", [x], {}, F.gelu))
+            out.append(Case("gelu", [x], {"approximate": "tanh"}, lambda a: F.gelu(a, approximate="tanh")))
+            out.append(Case("clamp", [x], {"min": "-1", "max": "1"}, lambda a: torch.clamp(a, -1, 1)))
+            out.append(Case("clamp", [x], {"min": "0.5"}, lambda a: torch.clamp(a, min=0.5)))
+            out.append(Case("clamp", [x], {"min": "2", "max": "1"}, lambda a: torch.clamp(a, 2, 1)))
+    # where and isclose.
+    out.append(Case("where", [tensor((3, 4), "bool"), tensor((4,), "int64"), tensor((3, 1), "float32")], {}, torch.where))
+    a = tensor((5,), "float64")
+    b = a + rng.uniform(-1e-5, 1e-5, size=5)
+    out.append(Case("isclose", [a, b], {}, torch.isclose))
+    nan = np.array([np.nan, 1.0, np.inf, -np.inf])
+    out.append(Case("isclose", [nan, nan], {"equal_nan": "1"}, lambda x, y: torch.isclose(x, y, equal_nan=True)))
+    # Reductions over every combination of dims, with and without keepdim.
+    for dtype in ("float32", "float64", "int64", "bool"):
+        x = tensor((3, 4, 5), dtype)
+        for dims in ("", "0", "1", "2", "0,2", "-1", "0,1,2"):
+            d = [int(v) for v in dims.split(",")] if dims else None
+            for keepdim in ("0", "1"):
+                k = keepdim == "1"
+                p = {"dims": dims, "keepdim": keepdim}
+                every = list(range(x.ndim))
+                whole = lambda r, k=k, n=x.ndim: r.reshape([1] * n) if k else r  # noqa: E731
+                out.append(Case("sum", [x], p, lambda a, d=d, k=k: torch.sum(a, d if d else every, k)))
+                out.append(Case("prod", [x], p, lambda a, d=d, k=k, w=whole: torch.prod(a, d[0], k) if d and len(d) == 1 else w(torch.prod(a)) if not d else None))
+                out.append(Case("amax", [x], p, lambda a, d=d, k=k: torch.amax(a, d if d else list(range(a.dim())), k)))
+                out.append(Case("amin", [x], p, lambda a, d=d, k=k: torch.amin(a, d if d else list(range(a.dim())), k)))
+                out.append(Case("any", [x], p, lambda a, d=d, k=k, w=whole: torch.any(a, d[0], k) if d and len(d) == 1 else w(torch.any(a)) if not d else None))
+                if dtype.startswith("float"):
+                    out.append(Case("mean", [x], p, lambda a, d=d, k=k: torch.mean(a, d if d else every, k)))
+                    out.append(Case("var", [x], p, lambda a, d=d, k=k: torch.var(a, d if d else every, keepdim=k)))
+                    out.append(Case("std", [x], {**p, "correction": "0"}, lambda a, d=d, k=k: torch.std(a, d if d else every, unbiased=False, keepdim=k)))
+                    out.append(Case("logsumexp", [x], p, lambda a, d=d, k=k: torch.logsumexp(a, d if d else list(range(a.dim())), k)))
+        for dim in ("0", "1", "-1"):
+            out.append(Case("max_values", [x], {"dim": dim}, lambda a, dim=dim: torch.max(a, int(dim)).values))
+            if dtype != "bool":
+                out.append(Case("argmax", [x], {"dim": dim}, lambda a, dim=dim: torch.argmax(a, int(dim))))
+                out.append(Case("argmin", [x], {"dim": dim}, lambda a, dim=dim: torch.argmin(a, int(dim))))
+            out.append(Case("cumsum", [x], {"dim": dim}, lambda a, dim=dim: torch.cumsum(a, int(dim))))
+        if dtype != "bool":
+            out.append(Case("argmax", [x], {}, torch.argmax))
+    ties = np.array([[1.0, np.nan, 3.0, np.nan], [2.0, 2.0, 1.0, 0.0]])
+    out.append(Case("max_indices", [ties], {"dim": "1"}, lambda a: torch.max(a, 1).indices))
+    out.append(Case("min_indices", [ties], {"dim": "1"}, lambda a: torch.min(a, 1).indices))
+    out.append(Case("argmax", [ties], {}, torch.argmax))
+    # Matrix products of every rank combination.
+    for dtype in ("float32", "float64", "int64"):
+        for a_shape, b_shape in (((7,), (7,)), ((3, 7), (7,)), ((7,), (7, 4)), ((5, 7), (7, 9)), ((2, 5, 7), (7, 3)),
+                                 ((2, 1, 5, 7), (3, 7, 4)), ((4, 7), (2, 7, 3)), ((33, 129), (129, 65))):
+            out.append(Case("matmul", [tensor(a_shape, dtype), tensor(b_shape, dtype)], {}, torch.matmul))
+        out.append(Case("matmul", [tensor((6, 5), dtype), tensor((5, 6), dtype)], {"transposed": "1"}, torch.matmul))
+    out.append(Case("matmul", [tensor((2, 3)), tensor((4, 2))], {}, torch.matmul))
+    # Neural network functions.
+    for dtype in ("float32", "float64"):
+        x = tensor((4, 7), dtype, -10, 10)
+        for dim in ("0", "1", "-1"):
+            out.append(Case("softmax", [x], {"dim": dim}, lambda a, dim=dim: torch.softmax(a, int(dim))))
+            out.append(Case("log_softmax", [x], {"dim": dim}, lambda a, dim=dim: torch.log_softmax(a, int(dim))))
+        target = rng.integers(0, 7, size=4)
+        target[1] = -100
+        for reduction in ("mean", "sum", "none"):
+            out.append(Case("cross_entropy", [x, target], {"reduction": reduction},
+                            lambda a, b, r=reduction: F.cross_entropy(a, b, reduction=r)))
+            out.append(Case("nll_loss", [x, target], {"reduction": reduction},
+                            lambda a, b, r=reduction: F.nll_loss(a, b, reduction=r)))
+            out.append(Case("mse_loss", [x, tensor((7,), dtype)], {"reduction": reduction},
+                            lambda a, b, r=reduction: F.mse_loss(a, b.expand_as(a), reduction=r)))
+        spatial = tensor((2, 5, 3), dtype)
+        out.append(Case("cross_entropy", [spatial, rng.integers(0, 5, size=(2, 3))], {}, F.cross_entropy))
+        out.append(Case("cross_entropy", [x, np.array([9, 0, 1, 2])], {}, F.cross_entropy))
+        y = tensor((3, 4, 6), dtype)
+        out.append(Case("layer_norm", [y], {"trailing": "1"}, lambda a: F.layer_norm(a, a.shape[-1:])))
+        out.append(Case("layer_norm", [y, tensor((4, 6), dtype), tensor((4, 6), dtype)], {"trailing": "2"},
+                        lambda a, w, b: F.layer_norm(a, a.shape[-2:], w, b)))
+        weights = tensor((10, 3), dtype)
+        out.append(Case("embedding", [weights, rng.integers(0, 10, size=(2, 4))], {}, lambda w, i: F.embedding(i, w)))
+    # Indexing and joining.
+    m = tensor((4, 5), "float32")
+    out.append(Case("index_select", [m, np.array([3, 0, 3])], {"dim": "0"}, lambda a, i: torch.index_select(a, 0, i)))
+    out.append(Case("index_select", [m, np.array([4, 1])], {"dim": "1"}, lambda a, i: torch.index_select(a, 1, i)))
+    out.append(Case("index_select", [m, np.array([5])], {"dim": "0"}, lambda a, i: torch.index_select(a, 0, i)))
+    gather_index = rng.integers(0, 5, size=(4, 3))
+    out.append(Case("gather", [m, gather_index], {"dim": "1"}, lambda a, i: torch.gather(a, 1, i)))
+    out.append(Case("scatter_add", [m, gather_index, tensor((4, 3))], {"dim": "1"}, lambda a, i, s: torch.scatter_add(a, 1, i, s)))
+    out.append(Case("masked_fill", [m, tensor((5,), "bool")], {"value": "-7.5"}, lambda a, k: a.masked_fill(k, -7.5)))
+    for diagonal in ("-1", "0", "2"):
+        out.append(Case("tril", [tensor((3, 4, 5))], {"diagonal": diagonal}, lambda a, d=diagonal: torch.tril(a, int(d))))
+        out.append(Case("triu", [tensor((4, 5))], {"diagonal": diagonal}, lambda a, d=diagonal: torch.triu(a, int(d))))
+    out.append(Case("one_hot", [np.array([[0, 3], [2, 1]])], {}, F.one_hot))
+    out.append(Case("one_hot", [np.array([0, 3])], {"num_classes": "6"}, lambda a: F.one_hot(a, 6)))
+    out.append(Case("cat", [tensor((2, 3), "int64"), tensor((1, 3), "float32")], {"dim": "0"}, lambda *a: torch.cat(a, 0)))
+    out.append(Case("cat", [tensor((2, 3)), tensor((2, 2))], {"dim": "1"}, lambda *a: torch.cat(a, 1)))
+    out.append(Case("stack", [tensor((2, 3)), tensor((2, 3))], {"dim": "2"}, lambda *a: torch.stack(a, 2)))
+    out.append(Case("transpose_contiguous", [tensor((2, 3, 4))], {"a": "0", "b": "2"}, lambda a: a.transpose(0, 2).contiguous()))
+    for start, end, step in ((1, 4, 2), (-3, 100, 1), (3, 1, 1), (0, 5, 3)):
+        out.append(Case("slice", [tensor((5, 2))], {"dim": "0", "start": str(start), "end": str(end), "step": str(step)},
+                        lambda a, s=start, e=end, st=step: a[s:e:st].contiguous()))
+    for target in ("int64", "bool", "float32"):
+        out.append(Case("to", [np.array([1.9, -2.9, 0.0, 0.5, -0.5])], {"dtype": target},
+                        lambda a, d=target: a.to(DTYPES[d][1])))
+    return out
+
+
+def write_tensor(path, array):
+    array = np.ascontiguousarray(array)
+    name = {np.dtype(np.float32): "float32", np.dtype(np.float64): "float64", np.dtype(np.int64): "int64",
+            np.dtype(np.bool_): "bool"}[array.dtype]
+    with open(path, "wb") as f:
+        f.write((" ".join([name, str(array.ndim)] + [str(s) for s in array.shape]) + "\n").encode())
+        f.write(array.tobytes())
+
+
+def read_tensor(path):
+    with open(path, "rb") as f:
+        header = f.readline().decode().split()
+        dtype, ndim = header[0], int(header[1])
+        shape = tuple(int(s) for s in header[2:2 + ndim])
+        return np.frombuffer(f.read(), dtype=DTYPES[dtype][0]).reshape(shape), dtype
+
+
+def tolerance(dtype):
+    return (1e-5, 1e-5) if dtype == "float32" else (1e-10, 1e-12)
+
+
+def main():
+    build = pathlib.Path(sys.argv[1])
+    driver = build / "tests" / "torch_reference_driver"
+    all_cases = cases()
+    with tempfile.TemporaryDirectory() as scratch:
+        scratch = pathlib.Path(scratch)
+        lines = []
+        for index, case in enumerate(all_cases):
+            files = []
+            for j, array in enumerate(case.inputs):
+                path = scratch / f"c{index}_{j}.in"
+                write_tensor(path, np.asarray(array))
+                files.append(str(path))
+            params = " ".join(f"{k}={v}" for k, v in case.params.items())
+            lines.append(f"c{index} {case.op} {params} : {' '.join(files)}")
+        (scratch / "cases.txt").write_text("\n".join(lines) + "\n")
+        subprocess.run([str(driver), str(scratch / "cases.txt"), str(scratch)], check=True)
+        mismatches = 0
+        compared = 0
+        for index, case in enumerate(all_cases):
+            inputs = [t(np.asarray(a)) for a in case.inputs]
+            try:
+                expected = case.reference(*inputs)
+                torch_error = None if expected is not None else "skip"
+            except Exception as error:  # noqa: BLE001 - any refusal counts
+                expected, torch_error = None, str(error).split("\n")[0]
+            if torch_error == "skip":
+                continue
+            kael_error_file = scratch / f"c{index}.error"
+            where = f"{case.op} {case.params} inputs {[(np.asarray(a).dtype.name, np.asarray(a).shape) for a in case.inputs]}"
+            compared += 1
+            if kael_error_file.exists():
+                if torch_error is None:
+                    mismatches += 1
+                    print(f"MISMATCH {where}: kael threw ({kael_error_file.read_text()[:160]}), torch returned a result")
+                continue
+            if torch_error is not None:
+                mismatches += 1
+                print(f"MISMATCH {where}: torch refused ({torch_error[:120]}), kael returned a result")
+                continue
+            got, got_dtype = read_tensor(scratch / f"c{index}.bin")
+            want = expected.detach().numpy()
+            want_dtype = TORCH_NAMES[expected.dtype]
+            if got_dtype != want_dtype or got.shape != want.shape:
+                mismatches += 1
+                print(f"MISMATCH {where}: kael gave {got_dtype} {got.shape}, torch {want_dtype} {want.shape}")
+                continue
+            if want_dtype.startswith("float"):
+                rtol, atol = tolerance(want_dtype)
+                ok = np.allclose(got, want, rtol=rtol, atol=atol, equal_nan=True)
+            else:
+                ok = np.array_equal(got, want)
+            if not ok:
+                mismatches += 1
+                bad = np.argwhere(~np.isclose(got, want, equal_nan=True)) if want_dtype.startswith("float") else np.argwhere(got != want)
+                first = tuple(bad[0]) if len(bad) else ()
+                print(f"MISMATCH {where}: at {first} kael {got[first] if first else got} torch {want[first] if first else want}")
+        print(f"check_against_torch: {compared} cases compared with PyTorch {torch.__version__}, {mismatches} mismatches")
+        return 1 if mismatches else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,253 @@
+// Runs kael operations named in a case file on tensors read from disk, and writes the
+// results, so that check_against_torch.py can compare them with PyTorch's.
+//
+// Case file: one case per line,
+//     <case> <op> [key=value ...] : <input file> [<input file> ...]
+// Tensor files: a header line "<dtype> <ndim> <size>..." followed by the raw elements.
+// Each result is written to <output dir>/<case>.bin, or <case>.error holding the message
+// when kael throws.
+#include <fstream>
+#include <functional>
+#include <iostream>
+#include <map>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "kael/kael.h"
+
+namespace {
+
+using kael::DType;
+using kael::Tensor;
+using Params = std::map<std::string, std::string>;
+using Op = std::function<Tensor(const std::vector<Tensor>&, const Params&)>;
+
+DType parse_dtype(const std::string& name) {
+    if (name == "float32") return DType::F32;
+    if (name == "float64") return DType::F64;
+    if (name == "int64") return DType::I64;
+    if (name == "bool") return DType::Bool;
+    throw std::runtime_error("unknown dtype " + name);
+}
+
+Tensor read_tensor(const std::string& path) {
+    std::ifstream in(path, std::ios::binary);
+    std::string header;
+    std::getline(in, header);
+    std::istringstream fields(header);
+    std::string dtype_name;
+    std::int64_t ndim = 0;
+    fields >> dtype_name >> ndim;
+    kael::Shape shape(static_cast<std::size_t>(ndim));
+    for (auto& size : shape) {
+        fields >> size;
+    }
+    Tensor t = kael::empty(shape, parse_dtype(dtype_name));
+    in.read(reinterpret_cast<char*>(t.data_ptr_raw()), static_cast<std::streamsize>(t.nbytes()));
+    return t;
+}
+
+void write_tensor(const std::string& path, const Tensor& t) {
+    const Tensor c = t.contiguous();
+    std::ofstream out(path, std::ios::binary);
+    out << kael::to_string(c.dtype()) << ' ' << c.dim();
+    for (const auto size : c.shape()) {
+        out << ' ' << size;
+    }
+    out << '\n';
+    out.write(reinterpret_cast<const char*>(c.data_ptr_raw()), static_cast<std::streamsize>(c.nbytes()));
+}
+
+double number(const Params& p, const std::string& key, double fallback) {
+    const auto it = p.find(key);
+    return it == p.end() ? fallback : std::stod(it->second);
+}
+
+std::int64_t integer(const Params& p, const std::string& key, std::int64_t fallback) {
+    const auto it = p.find(key);
+    return it == p.end() ? fallback : std::stoll(it->second);
+}
+
+kael::Scalar scalar_param(const Params& p, const std::string& key) {
+    const std::string& text = p.at(key);
+    if (text.find_first_of(".en") != std::string::npos) {
+        return std::stod(text);
+    }
+    return static_cast<std::int64_t>(std::stoll(text));
+}
+
+std::vector<std::int64_t> dims(const Params& p) {
+    std::vector<std::int64_t> result;
+    const auto it = p.find("dims");
+    if (it == p.end() || it->second.empty()) {
+        return result;
+    }
+    std::istringstream list(it->second);
+    std::string item;
+    while (std::getline(list, item, ',')) {
+        result.push_back(std::stoll(item));
+    }
+    return result;
+}
+
+kael::Reduction reduction(const Params& p) {
+    const std::string r = p.count("reduction") ? p.at("reduction") : "mean";
+    return r == "none" ? kael::Reduction::None : r == "sum" ? kael::Reduction::Sum : kael::Reduction::Mean;
+}
+
+std::map<std::string, Op> operations() {
+    std::map<std::string, Op> ops;
+    auto binary = [&](const std::string& name, Tensor (*f)(const Tensor&, const Tensor&)) {
+        ops[name] = [f](const std::vector<Tensor>& in, const Params&) { return f(in[0], in[1]); };
+    };
+    auto unary = [&](const std::string& name, Tensor (*f)(const Tensor&)) {
+        ops[name] = [f](const std::vector<Tensor>& in, const Params&) { return f(in[0]); };
+    };
+    ops["add"] = [](const auto& in, const auto& p) { return kael::add(in[0], in[1], scalar_param(p, "alpha")); };
+    ops["sub"] = [](const auto& in, const auto& p) { return kael::sub(in[0], in[1], scalar_param(p, "alpha")); };
+    binary("mul", kael::mul);
+    binary("div", kael::div);
+    binary("floor_divide", kael::floor_divide);
+    binary("remainder", kael::remainder);
+    binary("pow", kael::pow);
+    binary("maximum", kael::maximum);
+    binary("minimum", kael::minimum);
+    binary("atan2", kael::atan2);
+    binary("matmul", kael::matmul);
+    ops["add_scalar"] = [](const auto& in, const auto& p) { return kael::add(in[0], scalar_param(p, "value")); };
+    ops["mul_scalar"] = [](const auto& in, const auto& p) { return kael::mul(in[0], scalar_param(p, "value")); };
+    ops["div_scalar"] = [](const auto& in, const auto& p) { return kael::div(in[0], scalar_param(p, "value")); };
+    ops["rsub_scalar"] = [](const auto& in, const auto& p) { return kael::sub(scalar_param(p, "value"), in[0]); };
+    ops["pow_scalar"] = [](const auto& in, const auto& p) { return kael::pow(in[0], scalar_param(p, "value")); };
+    unary("neg", kael::neg);
+    unary("abs", kael::abs);
+    unary("exp", kael::exp);
+    unary("log", kael::log);
+    unary("log1p", kael::log1p);
+    unary("expm1", kael::expm1);
+    unary("sqrt", kael::sqrt);
+    unary("rsqrt", kael::rsqrt);
+    unary("sin", kael::sin);
+    unary("cos", kael::cos);
+    unary("tanh", kael::tanh);
+    unary("sigmoid", kael::sigmoid);
+    unary("relu", kael::relu);
+    unary("silu", kael::silu);
+    unary("sign", kael::sign);
+    unary("floor", kael::floor);
+    unary("ceil", kael::ceil);
+    unary("round", kael::round);
+    unary("isnan", kael::isnan);
+    unary("isfinite", kael::isfinite);
+    unary("logical_not", kael::logical_not);
+    ops["gelu"] = [](const auto& in, const auto& p) { return kael::gelu(in[0], p.count("approximate") ? p.at("approximate") : "none"); };
+    ops["clamp"] = [](const auto& in, const auto& p) {
+        return kael::clamp(in[0], p.count("min") ? std::optional<kael::Scalar>(scalar_param(p, "min")) : std::nullopt,
+                           p.count("max") ? std::optional<kael::Scalar>(scalar_param(p, "max")) : std::nullopt);
+    };
+    binary("eq", kael::eq);
+    binary("ne", kael::ne);
+    binary("lt", kael::lt);
+    binary("le", kael::le);
+    binary("gt", kael::gt);
+    binary("ge", kael::ge);
+    binary("logical_and", kael::logical_and);
+    binary("logical_or", kael::logical_or);
+    binary("logical_xor", kael::logical_xor);
+    ops["where"] = [](const auto& in, const auto&) { return kael::where(in[0], in[1], in[2]); };
+    ops["isclose"] = [](const auto& in, const auto& p) {
+        return kael::isclose(in[0], in[1], number(p, "rtol", 1e-5), number(p, "atol", 1e-8), integer(p, "equal_nan", 0) != 0);
+    };
+    auto with_dims = [&](const std::string& name, Tensor (*f)(const Tensor&, const kael::Dims&, bool)) {
+        ops[name] = [f](const auto& in, const auto& p) { return f(in[0], dims(p), integer(p, "keepdim", 0) != 0); };
+    };
+    with_dims("sum", kael::sum);
+    with_dims("mean", kael::mean);
+    with_dims("prod", kael::prod);
+    with_dims("amax", kael::amax);
+    with_dims("amin", kael::amin);
+    with_dims("any", kael::any);
+    with_dims("all", kael::all);
+    with_dims("logsumexp", kael::logsumexp);
+    ops["var"] = [](const auto& in, const auto& p) { return kael::var(in[0], dims(p), number(p, "correction", 1), integer(p, "keepdim", 0) != 0); };
+    ops["std"] = [](const auto& in, const auto& p) { return kael::std(in[0], dims(p), number(p, "correction", 1), integer(p, "keepdim", 0) != 0); };
+    ops["max_values"] = [](const auto& in, const auto& p) { return kael::max(in[0], integer(p, "dim", 0), integer(p, "keepdim", 0) != 0).values; };
+    ops["max_indices"] = [](const auto& in, const auto& p) { return kael::max(in[0], integer(p, "dim", 0), integer(p, "keepdim", 0) != 0).indices; };
+    ops["min_indices"] = [](const auto& in, const auto& p) { return kael::min(in[0], integer(p, "dim", 0), integer(p, "keepdim", 0) != 0).indices; };
+    ops["argmax"] = [](const auto& in, const auto& p) { return p.count("dim") ? kael::argmax(in[0], integer(p, "dim", 0), integer(p, "keepdim", 0) != 0) : kael::argmax(in[0]); };
+    ops["argmin"] = [](const auto& in, const auto& p) { return p.count("dim") ? kael::argmin(in[0], integer(p, "dim", 0), integer(p, "keepdim", 0) != 0) : kael::argmin(in[0]); };
+    ops["cumsum"] = [](const auto& in, const auto& p) { return kael::cumsum(in[0], integer(p, "dim", 0)); };
+    ops["softmax"] = [](const auto& in, const auto& p) { return kael::softmax(in[0], integer(p, "dim", -1)); };
+    ops["log_softmax"] = [](const auto& in, const auto& p) { return kael::log_softmax(in[0], integer(p, "dim", -1)); };
+    ops["cross_entropy"] = [](const auto& in, const auto& p) { return kael::cross_entropy(in[0], in[1], reduction(p), integer(p, "ignore_index", -100)); };
+    ops["nll_loss"] = [](const auto& in, const auto& p) { return kael::nll_loss(in[0], in[1], reduction(p), integer(p, "ignore_index", -100)); };
+    ops["mse_loss"] = [](const auto& in, const auto& p) { return kael::mse_loss(in[0], in[1], reduction(p)); };
+    ops["layer_norm"] = [](const auto& in, const auto& p) {
+        const auto trailing = static_cast<std::size_t>(integer(p, "trailing", 1));
+        const kael::Shape normalized(in[0].shape().end() - static_cast<std::ptrdiff_t>(trailing), in[0].shape().end());
+        return kael::layer_norm(in[0], normalized, in.size() > 1 ? std::optional<Tensor>(in[1]) : std::nullopt,
+                                in.size() > 2 ? std::optional<Tensor>(in[2]) : std::nullopt, number(p, "eps", 1e-5));
+    };
+    ops["embedding"] = [](const auto& in, const auto&) { return kael::embedding(in[0], in[1]); };
+    ops["index_select"] = [](const auto& in, const auto& p) { return kael::index_select(in[0], integer(p, "dim", 0), in[1]); };
+    ops["gather"] = [](const auto& in, const auto& p) { return kael::gather(in[0], integer(p, "dim", 0), in[1]); };
+    ops["scatter_add"] = [](const auto& in, const auto& p) { return kael::scatter_add(in[0], integer(p, "dim", 0), in[1], in[2]); };
+    ops["masked_fill"] = [](const auto& in, const auto& p) { return kael::masked_fill(in[0], in[1], scalar_param(p, "value")); };
+    ops["tril"] = [](const auto& in, const auto& p) { return kael::tril(in[0], integer(p, "diagonal", 0)); };
+    ops["triu"] = [](const auto& in, const auto& p) { return kael::triu(in[0], integer(p, "diagonal", 0)); };
+    ops["one_hot"] = [](const auto& in, const auto& p) { return kael::one_hot(in[0], integer(p, "num_classes", -1)); };
+    ops["cat"] = [](const auto& in, const auto& p) { return kael::cat(in, integer(p, "dim", 0)); };
+    ops["stack"] = [](const auto& in, const auto& p) { return kael::stack(in, integer(p, "dim", 0)); };
+    ops["transpose_contiguous"] = [](const auto& in, const auto& p) { return in[0].transpose(integer(p, "a", 0), integer(p, "b", 1)).contiguous(); };
+    ops["slice"] = [](const auto& in, const auto& p) {
+        return in[0].slice(integer(p, "dim", 0), integer(p, "start", 0), integer(p, "end", 1 << 30), integer(p, "step", 1)).contiguous();
+    };
+    ops["to"] = [](const auto& in, const auto& p) { return in[0].to(parse_dtype(p.at("dtype"))); };
+    return ops;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    if (argc != 3) {
+        std::cerr << "usage: driver CASE_FILE OUTPUT_DIR\n";
+        return 2;
+    }
+    const auto ops = operations();
+    std::ifstream cases(argv[1]);
+    const std::string out_dir = argv[2];
+    std::string line;
+    while (std::getline(cases, line)) {
+        std::istringstream words(line);
+        std::string name, op, word;
+        words >> name >> op;
+        Params params;
+        std::vector<Tensor> inputs;
+        bool after_colon = false;
+        while (words >> word) {
+            if (word == ":") {
+                after_colon = true;
+            } else if (after_colon) {
+                inputs.push_back(read_tensor(word));
+            } else {
+                const auto eq = word.find('=');
+                params[word.substr(0, eq)] = word.substr(eq + 1);
+            }
+        }
+        try {
+            // A transposed view of every 2-d+ input exercises the strided paths too.
+            if (params.count("transposed")) {
+                for (auto& t : inputs) {
+                    if (t.dim() >= 2) {
+                        t = t.transpose(0, 1).contiguous().transpose(0, 1);
+                    }
+                }
+            }
+            write_tensor(out_dir + "/" + name + ".bin", ops.at(op)(inputs, params));
+        } catch (const std::exception& error) {
+            std::ofstream(out_dir + "/" + name + ".error") << error.what();
+        }
+    }
+    return 0;
+}
