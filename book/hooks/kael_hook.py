@@ -158,7 +158,7 @@ def render_stage_table(page_path: str) -> str:
 
 
 def test_page_name(path: str) -> str:
-    return path.replace("/", "__").replace(".cpp", ".md")
+    return path.replace("/", "__").replace(".cpp", ".md").replace(".txt", ".md")
 
 
 def anchor(name: str) -> str:
@@ -177,8 +177,9 @@ def write_test_pages(docs_dir: pathlib.Path, tests: dict) -> None:
                  f"Every test case in `{path}`, in file order, as the book cites them.\n"]
         for case in sorted(cases, key=lambda c: c.line):
             code = kael_source.extract_test(ROOT, case)
+            language = "cmake" if path.endswith("CMakeLists.txt") else "cpp"
             parts.append(f'## {case.full_name} {{#{anchor(case.full_name)}}}\n\n'
-                         f'```cpp title="{path}:{case.line}"\n{code}\n```\n')
+                         f'```{language} title="{path}:{case.line}"\n{code}\n```\n')
         name = test_page_name(path)
         wanted.add(name)
         write_if_changed(target / name, "\n".join(parts))

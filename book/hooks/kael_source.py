@@ -143,7 +143,12 @@ _FUNCTION_TAIL = re.compile(
 
 
 def _extract_function(path: str, text: str, lines: list[str], symbol: str) -> Snippet:
-    name, _, parameters = symbol.partition("(")
+    # "Type::operator()" names a call operator: its own parentheses are part of the name.
+    if "operator()" in symbol:
+        head, _, rest = symbol.partition("operator()")
+        name, parameters = head + "operator()", rest.lstrip("(")
+    else:
+        name, _, parameters = symbol.partition("(")
     name = name.strip()
     if not re.fullmatch(r"(~?[A-Za-z_]\w*::)*(~?[A-Za-z_]\w*|operator\S+)", name):
         raise ReferenceError(f"cannot read symbol {symbol!r}; write a function name, Class::method, "
@@ -284,6 +289,8 @@ def _dedent(code: str) -> str:
 # Tests
 
 TEST_DEFINITION = re.compile(r"^\s*TEST(?:_F)?\(\s*(\w+)\s*,\s*(\w+)\s*\)", re.M)
+# CTest tests declared in CMake, such as the package and example output checks.
+CTEST_DEFINITION = re.compile(r"^\s*add_test\(\s*NAME\s+(\w+)\.(\w+)\b", re.M)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -299,13 +306,16 @@ class TestCase:
 
 
 def find_tests(root: pathlib.Path) -> dict[str, TestCase]:
-    """Every GoogleTest case in tests/ and exercises/, by "Suite.Name"."""
+    """Every GoogleTest case in tests/ and exercises/, and every CTest test that CMake
+    files under tests/ and examples/ declare with add_test(NAME Suite.Name ...)."""
     tests: dict[str, TestCase] = {}
-    for pattern in ("tests/**/*.cpp", "exercises/**/test.cpp"):
+    sources = [("tests/**/*.cpp", TEST_DEFINITION), ("exercises/**/test.cpp", TEST_DEFINITION),
+               ("tests/**/CMakeLists.txt", CTEST_DEFINITION), ("examples/**/CMakeLists.txt", CTEST_DEFINITION)]
+    for pattern, definition in sources:
         for file in sorted(root.glob(pattern)):
             text = file.read_text(encoding="utf-8")
             relative = file.relative_to(root).as_posix()
-            for match in TEST_DEFINITION.finditer(text):
+            for match in definition.finditer(text):
                 case = TestCase(match.group(1), match.group(2), relative,
                                 text.count("\n", 0, match.start()) + 1)
                 tests.setdefault(case.full_name, case)
@@ -317,6 +327,11 @@ def extract_test(root: pathlib.Path, case: TestCase) -> str:
     lines = text.split("\n")
     start = case.line - 1
     offset = sum(len(line) + 1 for line in lines[:start])
+    if case.path.endswith("CMakeLists.txt"):
+        close = _match_paren(text, text.find("(", offset))
+        if close is None:
+            raise ReferenceError(f"unbalanced parentheses after add_test({case.full_name} in {case.path}")
+        return _dedent("\n".join(lines[start:text.count("\n", 0, close) + 1]))
     open_brace = text.find("{", offset)
     close = _match_brace(text, open_brace, case.path, case.full_name)
     end_line = text.count("\n", 0, close)

@@ -164,6 +164,23 @@ def test_stage_option_shows_the_older_code():
         kael_source.read_source(ROOT, "kael/include/kael/shape.h", stage=1)
 
 
+def test_call_operators_are_found():
+    text = "struct Deleter {\n    void operator()(int* p) const noexcept { delete p; }\n};\n"
+    assert kael_source.extract_symbol("x.h", text, "operator()").text.startswith("void operator()(int* p)")
+    real = kael_source.read_source(ROOT, "kael/src/storage.cpp")
+    assert "free_block" in kael_source.extract_symbol("kael/src/storage.cpp", real,
+                                                      "Storage::BlockDeleter::operator()").text
+
+
+def test_ctest_tests_declared_in_cmake_are_citable():
+    tests = kael_source.find_tests(ROOT)
+    case = tests["Package.FindPackageConsumerBuildsAndRuns"]
+    assert case.path == "tests/CMakeLists.txt"
+    code = kael_source.extract_test(ROOT, case)
+    assert code.startswith("add_test(NAME Package.FindPackageConsumerBuildsAndRuns") and code.endswith(")")
+    assert "Example.HelloTensorPrintsTheChapterLine" in tests
+
+
 def test_every_cited_style_of_test_is_found():
     tests = kael_source.find_tests(ROOT)
     case = tests["Storage.AlignedTo64Bytes"]
