@@ -52,6 +52,8 @@ constexpr DType combine_categories(DType higher, DType lower) {
 
 namespace detail {
 
+/// One run of the inner loop for operands with any byte strides: element k of operand i
+/// is at data[i] + k * strides[i].
 template <typename Out, typename... In, typename F, std::size_t... I>
 void strided_run(std::byte** data, const std::int64_t* strides, std::int64_t n, F& f,
                  std::index_sequence<I...>) {
@@ -61,8 +63,8 @@ void strided_run(std::byte** data, const std::int64_t* strides, std::int64_t n, 
     }
 }
 
-// With every operand contiguous the loop is plain indexing, which the compiler turns into
-// vector instructions.
+/// One run of the inner loop when every operand is contiguous: plain indexing, which the
+/// compiler turns into vector instructions.
 template <typename Out, typename... In, typename F, std::size_t... I>
 void contiguous_run(std::byte** data, std::int64_t n, F& f, std::index_sequence<I...>) {
     Out* out = reinterpret_cast<Out*>(data[0]);
