@@ -1,6 +1,7 @@
 #!/usr/bin/python3
 """Runs the same workloads through kael and through libtorch (PyTorch's C++ API) on this
-machine, interleaved, and prints the ratios as a Markdown table.
+machine, interleaved, and prints the ratios as a Markdown table, which it also writes to
+benchmarks/RESULTS.md (the book's chapter 05 shows that file).
 
     benchmarks/compare_with_libtorch.py [--threads N] [--rounds R] [--min-time S]
 
@@ -14,6 +15,7 @@ in build/bench-libtorch. For a fair comparison it
     side's median: the noise between passes on a shared machine reaches 1.5-2x.
 """
 import argparse
+import datetime
 import json
 import os
 import pathlib
@@ -37,6 +39,28 @@ WORKLOADS = [
     ("BM_MatmulBlas/2048", "matmul 2048 (kael through OpenBLAS)"),
     ("BM_AddTiny", "add of two 4-element tensors (per-op overhead)"),
 ]
+
+
+# Bytes each workload moves per element, to turn times into bandwidth.
+BYTES_PER_ELEMENT = {
+    "BM_AddInPlace": (10_000_000, 12),
+    "BM_AddFresh": (10_000_000, 12),
+    "BM_AddTransposed": (10_000_000, 12),
+    "BM_Sum": (10_000_000, 4),
+}
+
+
+def cpu_name():
+    for line in pathlib.Path("/proc/cpuinfo").read_text().splitlines():
+        if line.startswith("model name"):
+            return line.split(":", 1)[1].strip()
+    return "an unknown CPU"
+
+
+def torch_version():
+    result = subprocess.run(["/usr/bin/python3", "-c", "import torch; print(torch.__version__)"],
+                            capture_output=True, text=True)
+    return result.stdout.strip() or "(version unknown)"
 
 
 def build():
@@ -103,28 +127,37 @@ def main():
 
     bandwidths = [measure(kael_binary, "BM_Bandwidth", env, args.min_time)[1] for _ in range(args.rounds)]
     bandwidth = statistics.median(b["bytes_per_second"] for b in bandwidths if b) / 1e9
-    print(f"Threads per side: {args.threads}; rounds: {args.rounds}, interleaved; medians shown.")
-    print(f"Measured memory bandwidth, one thread, pattern of a += b on 10M floats (a plain C++ "
-          f"loop): {bandwidth:.1f} GB/s\n")
-    print("| workload | kael | libtorch | kael / libtorch time | kael throughput |")
-    print("|---|---:|---:|---:|---:|")
+    lines = [
+        f"Measured on {datetime.date.today()} on {cpu_name()} with {args.threads} thread(s) per side, "
+        f"{args.rounds} interleaved rounds (medians), by `benchmarks/compare_with_libtorch.py --threads "
+        f"{args.threads} --rounds {args.rounds}`; libtorch {torch_version()}.",
+        "",
+        f"Memory bandwidth for the pattern of `a += b` on 10M floats, one thread, measured with a plain "
+        f"C++ loop: **{bandwidth:.1f} GB/s**.",
+        "",
+        "| workload | kael | libtorch | kael / libtorch time | kael throughput |",
+        "|---|---:|---:|---:|---:|",
+    ]
     for name, label in WORKLOADS:
         kael_times, torch_times = times[name]
         if not kael_times or not torch_times:
-            print(f"| {label} | {'n/a' if not kael_times else ''} | {'n/a' if not torch_times else ''} | | |")
+            lines.append(f"| {label} | {'n/a' if not kael_times else ''} | {'n/a' if not torch_times else ''} | | |")
             continue
         k, t = statistics.median(kael_times), statistics.median(torch_times)
-        run = counters[name]
-        if "GFLOP/s" in run:
+        if name.startswith("BM_Matmul"):
             size = int(name.split("/")[1])
             throughput = f"{2 * size ** 3 / (k / 1e3) / 1e9:.0f} GFLOP/s (libtorch {2 * size ** 3 / (t / 1e3) / 1e9:.0f})"
-        elif "bytes_per_second" in run:
-            gbps = run["bytes_per_second"] / 1e9 * (run["real_time"] / (k * {"ns": 1e6, "us": 1e3, "ms": 1, "s": 1e-3}[run["time_unit"]]))
+        elif name in BYTES_PER_ELEMENT:
+            elements, per_element = BYTES_PER_ELEMENT[name]
+            gbps = elements * per_element / (k / 1e3) / 1e9
             throughput = f"{gbps:.1f} GB/s ({gbps / bandwidth:.0%} of measured)"
         else:
             throughput = ""
         unit = (lambda ms: f"{ms * 1e6:.0f} ns") if k < 0.01 else (lambda ms: f"{ms:.3f} ms")
-        print(f"| {label} | {unit(k)} | {unit(t)} | {k / t:.2f} | {throughput} |")
+        lines.append(f"| {label} | {unit(k)} | {unit(t)} | {k / t:.2f} | {throughput} |")
+    text = "\n".join(lines) + "\n"
+    print(text)
+    (ROOT / "benchmarks" / "RESULTS.md").write_text(text)
     return 0
 
 

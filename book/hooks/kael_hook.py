@@ -10,6 +10,7 @@ In a page's Markdown:
     {{ output("printing") }}                                     what book/examples/printing.cpp
     {{ output("errors", section="bool") }}                       printed when scripts/book ran it
     {{ stage_table() }}                                          the stages and their tags
+    {{ include("benchmarks/RESULTS.md") }}                       a Markdown file a script wrote
 
 A backslash in front of the braces shows a call literally, for pages that document them.
 
@@ -36,7 +37,7 @@ log = logging.getLogger("mkdocs.hooks.kael")
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 GENERATED = "generated"
 # A backslash before the braces (\{{ code(...) }}) shows the call literally instead.
-CALL = re.compile(r"(?<!\\)\{\{\s*(code|test|output|stage_table)\((.*?)\)\s*\}\}", re.S)
+CALL = re.compile(r"(?<!\\)\{\{\s*(code|test|output|stage_table|include)\((.*?)\)\s*\}\}", re.S)
 LANGUAGE = {".cpp": "cpp", ".h": "cpp", ".cu": "cuda", ".py": "python", ".cmake": "cmake",
             ".txt": "cmake", ".toml": "toml", ".sh": "bash", "": "bash"}
 
@@ -138,6 +139,16 @@ def split_sections(text: str) -> dict[str, str]:
     return {name: "\n".join(lines).strip("\n") for name, lines in sections.items()}
 
 
+def render_include(args: list, kwargs: dict) -> str:
+    """A Markdown file written by a script (benchmark results), inserted as it is."""
+    if len(args) != 1 or kwargs:
+        raise kael_source.ReferenceError('include() takes one path: include("benchmarks/RESULTS.md")')
+    file = ROOT / args[0]
+    if not file.is_file():
+        raise kael_source.ReferenceError(f"file {args[0]} does not exist")
+    return file.read_text(encoding="utf-8").strip()
+
+
 def render_stage_table(page_path: str) -> str:
     manifest = kael_source.kael_stages.Manifest.load(ROOT)
     rows = ["| stage | tag | chapter | what the stage adds |", "|---|---|---|---|"]
@@ -219,6 +230,8 @@ def on_page_markdown(markdown, page, config, files, **kwargs):
                 return render_test(args, kwargs_, page_path, _tests)
             if kind == "output":
                 return render_output(args, kwargs_)
+            if kind == "include":
+                return render_include(args, kwargs_)
             return render_stage_table(page_path)
         except kael_source.ReferenceError as error:
             message = f"{page_path}: {kind}({raw}) does not resolve: {error}"
