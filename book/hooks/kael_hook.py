@@ -234,7 +234,8 @@ def on_page_markdown(markdown, page, config, files, **kwargs):
                 return render_include(args, kwargs_)
             return render_stage_table(page_path)
         except kael_source.ReferenceError as error:
-            message = f"{page_path}: {kind}({raw}) does not resolve: {error}"
+            line = markdown.count("\n", 0, match.start()) + 1
+            message = f"{page_path}:{line}: {kind}({raw}) does not resolve: {error}"
             _errors.append(message)
             log.error(message)
             return f'!!! failure "unresolved reference"\n    {html.escape(message)}'

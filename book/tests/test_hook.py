@@ -222,9 +222,9 @@ def test_test_call_links_to_the_generated_test_page():
 
 
 def test_renamed_test_fails_naming_page_and_reference():
-    render('{{ test("Storage.AlignedTo32Bytes") }}')
+    render('Some text.\n\n{{ test("Storage.AlignedTo32Bytes") }}')
     assert kael_hook._errors == [
-        'chapters/02-memory-model.md: test("Storage.AlignedTo32Bytes") does not resolve: '
+        'chapters/02-memory-model.md:3: test("Storage.AlignedTo32Bytes") does not resolve: '
         "test Storage.AlignedTo32Bytes is not defined under tests/ or exercises/"]
 
 
@@ -258,4 +258,4 @@ def test_broken_reference_fails_the_mkdocs_build(tmp_path):
     result = subprocess.run(["mkdocs", "build", "-f", str(tmp_path / "mkdocs.yml")],
                             capture_output=True, text=True)
     assert result.returncode != 0
-    assert 'index.md: code("kael/src/storage.cpp", "Storage::renamed") does not resolve' in result.stderr
+    assert 'index.md:3: code("kael/src/storage.cpp", "Storage::renamed") does not resolve' in result.stderr
