@@ -138,6 +138,23 @@ TEST(Factory, LinspaceLastIsExactlyEnd) {
     }
 }
 
+TEST(Factory, LinspaceCountsTheSecondHalfBackFromTheEnd) {
+    // PyTorch computes the first half as start + i * delta and the second half as
+    // end - (steps - 1 - i) * delta. For these arguments the two formulas give different
+    // floats in the second half, so only the symmetric one matches.
+    const float start = 0.1f;
+    const float end = 0.7f;
+    const std::int64_t steps = 7;
+    const float delta = (end - start) / static_cast<float>(steps - 1);
+    const auto v = values<float>(kael::linspace(start, end, steps));
+    for (std::int64_t i = 0; i < steps; ++i) {
+        const float expected = i < steps / 2 ? start + delta * static_cast<float>(i)
+                                             : end - delta * static_cast<float>(steps - 1 - i);
+        EXPECT_EQ(v[static_cast<std::size_t>(i)], expected) << i;
+    }
+    EXPECT_NE(v[4], start + delta * 4.0f);  // the forward formula is off here
+}
+
 TEST(Factory, LinspaceRejectsNegativeStepsAndIntegers) {
     EXPECT_THROW((void)kael::linspace(0, 1, -1), kael::ValueError);
     EXPECT_THROW((void)kael::linspace(0, 1, 3, DType::I64), kael::TypeError);
