@@ -3,6 +3,7 @@
 // bumps the storage's version counter so that autograd (chapter 06) can tell.
 #include "internal/inplace.h"
 
+#include "internal/clamp.h"
 #include "internal/elementwise.h"
 #include "internal/integer_math.h"
 #include "kael/broadcast.h"
@@ -139,31 +140,10 @@ Tensor& Tensor::copy_(const Tensor& src) {
 }
 
 Tensor& Tensor::clamp_(std::optional<Scalar> min, std::optional<Scalar> max) {
-    KAEL_CHECK_VALUE(min || max, "clamp_ needs at least one of min and max");
     KAEL_CHECK_TYPE(dtype() != DType::Bool, "clamp_ does not support dtype bool");
-    DType result = dtype();
-    for (const std::optional<Scalar>& bound : {min, max}) {
-        if (bound) {
-            result = promote_with_scalar(result, *bound);
-        }
-    }
-    return in_place(*this, "clamp_", result, [&] {
-        // The out-of-place kernel with this tensor as its output computes in our dtype.
-        (void)detail::unary_kernel<Dtypes::NoBool>(*this, dtype(), "clamp_", [&]<typename T>() {
-            const bool has_min = min.has_value();
-            const bool has_max = max.has_value();
-            const T low = has_min ? min->as<T>() : T{};
-            const T high = has_max ? max->as<T>() : T{};
-            return [=](T x) {
-                if constexpr (std::is_floating_point_v<T>) {
-                    if (x != x) {
-                        return x;
-                    }
-                }
-                T y = has_min && x < low ? low : x;
-                return has_max && y > high ? high : y;
-            };
-        }, *this);
+    return in_place(*this, "clamp_", detail::clamp_dtype(dtype(), min, max), [&] {
+        // The clamp kernel with this tensor as its output computes in our dtype.
+        (void)detail::clamp_kernel(*this, dtype(), min, max, *this);
     });
 }
 

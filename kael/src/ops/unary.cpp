@@ -5,6 +5,7 @@
 #include <numbers>
 #include <type_traits>
 
+#include "internal/clamp.h"
 #include "internal/elementwise.h"
 #include "internal/fast_exp.h"
 #include "internal/integer_math.h"
@@ -182,17 +183,23 @@ Tensor round(const Tensor& t) {
     });
 }
 
-Tensor clamp(const Tensor& t, std::optional<Scalar> min, std::optional<Scalar> max) {
+namespace detail {
+
+DType clamp_dtype(DType dtype, std::optional<Scalar> min, std::optional<Scalar> max) {
     KAEL_CHECK_VALUE(min || max, "clamp needs at least one of min and max");
     // The bounds take part in type promotion: a Bool tensor clamped to integers is
     // computed (and returned) as int64, as in PyTorch.
-    DType dtype = t.dtype();
     for (const std::optional<Scalar>& bound : {min, max}) {
         if (bound) {
             dtype = promote_with_scalar(dtype, *bound);
         }
     }
-    return detail::unary_kernel<Dtypes::NoBool>(t, dtype, "clamp", [&]<typename T>() {
+    return dtype;
+}
+
+Tensor clamp_kernel(const Tensor& t, DType dtype, std::optional<Scalar> min,
+                    std::optional<Scalar> max, const std::optional<Tensor>& out) {
+    return unary_kernel<Dtypes::NoBool>(t, dtype, "clamp", [&]<typename T>() {
         const bool has_min = min.has_value();
         const bool has_max = max.has_value();
         const T low = has_min ? min->as<T>() : T{};
@@ -203,16 +210,16 @@ Tensor clamp(const Tensor& t, std::optional<Scalar> min, std::optional<Scalar> m
                     return x;
                 }
             }
-            T y = x;
-            if (has_min && y < low) {
-                y = low;
-            }
-            if (has_max && y > high) {
-                y = high;  // applied last, so min > max gives max everywhere
-            }
-            return y;
+            const T y = has_min && x < low ? low : x;
+            return has_max && y > high ? high : y;  // max applied last: min > max gives max
         };
-    });
+    }, out);
+}
+
+}  // namespace detail
+
+Tensor clamp(const Tensor& t, std::optional<Scalar> min, std::optional<Scalar> max) {
+    return detail::clamp_kernel(t, detail::clamp_dtype(t.dtype(), min, max), min, max);
 }
 
 }  // namespace kael
