@@ -208,6 +208,23 @@ TEST(View, ExpandRejectsNonSingletonMismatch) {
         << message;
 }
 
+TEST(View, UnsqueezeOfAStridedTensorFollowsPyTorch) {
+    // torch.zeros(2, 3).t() has shape (3, 2) and strides (1, 3); unsqueeze at 0, 1, 2
+    // gives strides (3, 1, 3), (1, 6, 3) and (1, 3, 1).
+    const Tensor t = kael::zeros({2, 3}).transpose(0, 1);
+    EXPECT_EQ(t.unsqueeze(0).strides(), (Strides{3, 1, 3}));
+    EXPECT_EQ(t.unsqueeze(1).strides(), (Strides{1, 6, 3}));
+    EXPECT_EQ(t.unsqueeze(2).strides(), (Strides{1, 3, 1}));
+}
+
+TEST(View, TransposeOfAScalarIsItself) {
+    const Tensor s = kael::scalar(3.0);
+    const Tensor t = s.transpose(0, -1);
+    EXPECT_EQ(t.dim(), 0);
+    EXPECT_TRUE(t.shares_storage(s));
+    EXPECT_THROW((void)s.transpose(0, 1), kael::IndexError);
+}
+
 TEST(View, SqueezeAndUnsqueeze) {
     const Tensor t = kael::zeros({2, 1, 3, 1});
     EXPECT_EQ(t.squeeze().shape(), (Shape{2, 3}));
@@ -283,6 +300,15 @@ TEST(Overlap, InternalOverlap) {
     // [2, 2] with strides [1, 1] reads position 1 twice, but no stride is 0.
     EXPECT_EQ(kael::has_internal_overlap(kael::zeros({3}).as_strided({2, 2}, {1, 1}, 0)),
               kael::MemOverlap::TooHard);
+}
+
+TEST(Overlap, TooHardIsNotAClaimOfOverlap) {
+    // Shape [2, 3] with strides [4, 3] reaches 0 3 6 4 7 10: no position repeats, but the
+    // sorted-stride test cannot prove it (3 is not larger than the reach of stride 4).
+    const Tensor t = kael::zeros({11}).as_strided({2, 3}, {4, 3}, 0);
+    EXPECT_EQ(kael::has_internal_overlap(t), kael::MemOverlap::TooHard);
+    Tensor writable = t;
+    EXPECT_NO_THROW(writable.fill_(1));  // only Yes is refused
 }
 
 TEST(Overlap, PartialOverlapBetweenTensors) {
