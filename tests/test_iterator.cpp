@@ -219,6 +219,24 @@ TEST(TensorIterator, RunTypedHandlesEveryLayout) {
               (std::vector<std::int64_t>{100, 230, 110, 240, 120, 250}));
 }
 
+TEST(TensorIterator, RunTypedRepeatsBroadcastValuesAlongTheRun) {
+    // Inner runs where one input has stride 0: a column [3, 1] and a 0-d tensor, each
+    // repeated along rows of a contiguous [3, 4].
+    const Tensor matrix = kael::arange(0, 12, 1, DType::I64).view({3, 4});
+    const Tensor column = kael::from_vector({std::int64_t{100}, std::int64_t{200}, std::int64_t{300}}, {3, 1});
+    TensorIterator iter =
+        TensorIteratorConfig().declare_output(DType::I64).add_input(matrix).add_input(column).build();
+    EXPECT_EQ(iter.byte_strides(2), (Strides{8, 0}));
+    kael::run_typed<std::int64_t, std::int64_t, std::int64_t>(iter, [](std::int64_t x, std::int64_t y) { return x + y; });
+    EXPECT_EQ(values<std::int64_t>(iter.output()),
+              (std::vector<std::int64_t>{100, 101, 102, 103, 204, 205, 206, 207, 308, 309, 310, 311}));
+    const Tensor scale = kael::scalar(10, DType::I64);
+    TensorIterator scaled =
+        TensorIteratorConfig().declare_output(DType::I64).add_input(scale).add_input(matrix).build();
+    kael::run_typed<std::int64_t, std::int64_t, std::int64_t>(scaled, [](std::int64_t s, std::int64_t x) { return s * x; });
+    EXPECT_EQ(values<std::int64_t>(scaled.output())[11], 110);
+}
+
 TEST(TensorIterator, RunTypedWritesADifferentOutputType) {
     const Tensor a = kael::from_vector({1.0f, -2.0f, 0.0f});
     TensorIterator iter = TensorIteratorConfig().declare_output(DType::Bool).add_input(a).build();

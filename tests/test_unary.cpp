@@ -1,6 +1,8 @@
 // Element-wise functions of one operand.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <bit>
 #include <cmath>
 #include <cstdint>
 #include <limits>
@@ -49,6 +51,33 @@ TEST(Unary, TranscendentalsMatchTheCLibrary) {
     expect_matches([](const Tensor& t) { return kael::tanh(t); }, [](double v) { return std::tanh(v); }, x);
     expect_matches([](const Tensor& t) { return kael::sigmoid(t); }, [](double v) { return 1 / (1 + std::exp(-v)); }, x);
     expect_matches([](const Tensor& t) { return kael::silu(t); }, [](double v) { return v / (1 + std::exp(-v)); }, x);
+}
+
+TEST(Unary, Float32ExpIsWithinTwoUlpsOfTheCLibrary) {
+    // float32 exp runs kael's vectorizable fast_exp (src/internal/fast_exp.h). Sweep the
+    // whole range where the result is neither 0 nor inf, subnormal results included.
+    std::vector<float> inputs;
+    for (float x = -103.9f; x < 88.7f; x += 0.0037f) {
+        inputs.push_back(x);
+    }
+    const auto got = values<float>(kael::exp(kael::from_vector(inputs)));
+    int worst = 0;
+    for (std::size_t i = 0; i < inputs.size(); ++i) {
+        const float expected = std::exp(inputs[i]);
+        const int ulps = std::abs(std::bit_cast<std::int32_t>(got[i]) - std::bit_cast<std::int32_t>(expected));
+        worst = std::max(worst, ulps);
+    }
+    EXPECT_LE(worst, 2);
+    const auto special = values<float>(kael::exp(kael::from_vector(
+        {0.0f, -0.0f, std::numeric_limits<float>::infinity(), -std::numeric_limits<float>::infinity(),
+         std::nanf(""), 89.0f, -105.0f})));
+    EXPECT_EQ(special[0], 1.0f);
+    EXPECT_EQ(special[1], 1.0f);
+    EXPECT_EQ(special[2], std::numeric_limits<float>::infinity());
+    EXPECT_EQ(special[3], 0.0f);
+    EXPECT_TRUE(std::isnan(special[4]));
+    EXPECT_EQ(special[5], std::numeric_limits<float>::infinity());  // beyond the float range
+    EXPECT_EQ(special[6], 0.0f);
 }
 
 TEST(Unary, LogEdges) {

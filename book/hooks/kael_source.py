@@ -118,7 +118,9 @@ def _extract_macro(path: str, lines: list[str], name: str) -> Snippet:
 
 
 def _extract_type(path: str, text: str, lines: list[str], kind: str, name: str) -> Snippet:
-    pattern = re.compile(rf"^[ \t]*{re.escape(kind)}\s+(\[\[[^\]]*\]\]\s*)?{re.escape(name)}\b[^;{{]*\{{", re.M)
+    # The type may follow a template header on the same line: "template <...> struct X {".
+    pattern = re.compile(rf"^[ \t]*(template\s*<[^;{{]*>\s*)?{re.escape(kind)}\s+(\[\[[^\]]*\]\]\s*)?"
+                         rf"{re.escape(name)}\b[^;{{]*\{{", re.M)
     hits = list(pattern.finditer(text))
     if not hits:
         raise ReferenceError(f"{kind} {name} not found in {path}")

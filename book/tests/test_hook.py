@@ -79,6 +79,12 @@ def test_struct_is_brace_matched_across_braces_in_strings_and_comments():
     assert snippet.text.endswith("    }\n};")
 
 
+def test_template_type_on_one_line():
+    text = "namespace x {\ntemplate <typename T, int N> struct Block {\n    T v[N];\n};\n}\n"
+    assert kael_source.extract_symbol("x.h", text, "struct Block").text == \
+        "template <typename T, int N> struct Block {\n    T v[N];\n};"
+
+
 def test_enum_class():
     assert kael_source.extract_symbol("demo.cpp", SAMPLE, "enum class Color").text == \
         "enum class Color { Red, Green };"

@@ -99,13 +99,18 @@ TensorIterator TensorIteratorConfig::build() {
         iter.strides_.push_back(broadcast_byte_strides(operand, shape));
     }
 
+    // A size-1 dimension has one index and never steps, so it says nothing about memory
+    // order and has nothing to merge: leave it out of the loop altogether.
+    std::vector<std::size_t> order;
+    for (std::size_t d = 0; d < shape.size(); ++d) {
+        if (shape[d] != 1) {
+            order.push_back(d);
+        }
+    }
+
     // Reorder: outermost dimension first, the one stepping the least memory last, so the
     // inner loop walks memory forward in the smallest steps (insertion sort: stable, and
     // the number of dimensions is small).
-    std::vector<std::size_t> order(shape.size());
-    for (std::size_t i = 0; i < order.size(); ++i) {
-        order[i] = i;
-    }
     for (std::size_t i = 1; i < order.size(); ++i) {
         for (std::size_t j = i; j > 0 && should_swap(iter.strides_, order[j - 1], order[j]); --j) {
             std::swap(order[j - 1], order[j]);
@@ -114,24 +119,18 @@ TensorIterator TensorIteratorConfig::build() {
 
     // Coalesce: merge an outer dimension into the inner one next to it whenever, for every
     // operand, stepping once along the outer dimension equals stepping across the whole
-    // inner one. Size-1 dimensions merge into anything.
+    // inner one. The merged dimension then steps like the inner one.
     Shape merged_shape;
     std::vector<Strides> merged(iter.strides_.size());
     for (const std::size_t d : order) {
         const std::int64_t size = shape[d];
         bool merge = !merged_shape.empty();
         for (std::size_t op = 0; merge && op < merged.size(); ++op) {
-            const std::int64_t outer_size = merged_shape.back();
-            merge = size == 1 || outer_size == 1 ||
-                    merged[op].back() == iter.strides_[op][d] * size;
+            merge = merged[op].back() == iter.strides_[op][d] * size;
         }
         if (merge) {
-            // The merged dimension steps like the inner one, unless the inner one has size
-            // 1 and never steps at all.
-            if (size != 1) {
-                for (std::size_t op = 0; op < merged.size(); ++op) {
-                    merged[op].back() = iter.strides_[op][d];
-                }
+            for (std::size_t op = 0; op < merged.size(); ++op) {
+                merged[op].back() = iter.strides_[op][d];
             }
             merged_shape.back() *= size;
         } else {

@@ -27,7 +27,9 @@ class TensorIterator;
 class TensorIteratorConfig {
 public:
     /// Writes into an existing tensor (out= variants and in-place operations). Its shape must
-    /// equal the broadcast shape of the inputs, and it must not be an expanded tensor.
+    /// equal the broadcast shape of the inputs. The iterator trusts it otherwise: callers
+    /// check first that it can be written (no expanded dimensions) and that no input partly
+    /// overlaps it, as the in-place operations of chapter 05 do.
     TensorIteratorConfig& add_output(const Tensor& out);
     /// Lets the iterator allocate a contiguous output of `dtype` with the broadcast shape.
     TensorIteratorConfig& declare_output(DType dtype);

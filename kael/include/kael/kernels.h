@@ -74,6 +74,21 @@ void contiguous_run(std::byte** data, std::int64_t n, F& f, std::index_sequence<
     }
 }
 
+/// One run of the inner loop when the output is contiguous and every input is either
+/// contiguous or broadcast along the run (stride 0: one value repeated). Which inputs are
+/// broadcast is fixed for the whole run, so the compiler makes one vectorized copy of the
+/// loop per case instead of stepping through byte strides.
+template <typename Out, typename... In, typename F, std::size_t... I>
+void broadcast_run(std::byte** data, const std::int64_t* strides, std::int64_t n, F& f,
+                   std::index_sequence<I...>) {
+    Out* out = reinterpret_cast<Out*>(data[0]);
+    const std::tuple<const In*...> in{reinterpret_cast<const In*>(data[I + 1])...};
+    [[maybe_unused]] const std::array<bool, sizeof...(In)> repeated{(strides[I + 1] == 0)...};
+    for (std::int64_t k = 0; k < n; ++k) {
+        out[k] = f((repeated[I] ? std::get<I>(in)[0] : std::get<I>(in)[k])...);
+    }
+}
+
 }  // namespace detail
 
 /// Runs `f` over every element of the iterator: output element = f(input elements...).
@@ -95,11 +110,19 @@ void run_typed(const TensorIterator& iter, F&& f) {
     }
     constexpr auto inputs = std::index_sequence_for<In...>{};
     iter.for_each([&](std::byte** data, const std::int64_t* strides, std::int64_t n) {
-        bool contiguous = strides[0] == static_cast<std::int64_t>(sizeof(Out));
+        const bool out_contiguous = strides[0] == static_cast<std::int64_t>(sizeof(Out));
+        bool contiguous = out_contiguous;
+        bool contiguous_or_repeated = out_contiguous;
         std::size_t i = 1;
-        ((contiguous = contiguous && strides[i++] == static_cast<std::int64_t>(sizeof(In))), ...);
+        ((contiguous = contiguous && strides[i] == static_cast<std::int64_t>(sizeof(In)),
+          contiguous_or_repeated = contiguous_or_repeated &&
+                                   (strides[i] == 0 || strides[i] == static_cast<std::int64_t>(sizeof(In))),
+          ++i),
+         ...);
         if (contiguous) {
             detail::contiguous_run<Out, In...>(data, n, f, inputs);
+        } else if (contiguous_or_repeated) {
+            detail::broadcast_run<Out, In...>(data, strides, n, f, inputs);
         } else {
             detail::strided_run<Out, In...>(data, strides, n, f, inputs);
         }

@@ -4,8 +4,9 @@
 // std::exp is a call into the C library, one element at a time, so a loop over it runs
 // at the speed of that call. This version is plain arithmetic on the value and its bits,
 // with no branches, so a loop over it becomes vector instructions, 8 or 16 elements at a
-// time. Its error is at most 2 units in the last place (tests/test_unary.cpp checks it
-// against std::exp on millions of inputs); softmax, sigmoid and SiLU use it.
+// time. Its error is at most 2 units in the last place: a test in tests/test_unary.cpp
+// sweeps the whole float range against std::exp. exp, softmax, sigmoid and SiLU use it
+// for float32.
 
 #include <bit>
 #include <cmath>
