@@ -307,8 +307,10 @@ TEST(Overlap, TooHardIsNotAClaimOfOverlap) {
     // sorted-stride test cannot prove it (3 is not larger than the reach of stride 4).
     const Tensor t = kael::zeros({11}).as_strided({2, 3}, {4, 3}, 0);
     EXPECT_EQ(kael::has_internal_overlap(t), kael::MemOverlap::TooHard);
+//> stage 6
     Tensor writable = t;
-    EXPECT_NO_THROW(writable.fill_(1));  // only Yes is refused
+    EXPECT_NO_THROW(writable.fill_(1));  // in-place operations refuse only Yes
+//< stage 6
 }
 
 TEST(Overlap, PartialOverlapBetweenTensors) {
