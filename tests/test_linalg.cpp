@@ -138,6 +138,11 @@ TEST(Matmul, EmptyDimensions) {
     EXPECT_EQ(kael::matmul(kael::zeros({0, 3}), kael::zeros({3, 4})).shape(), (Shape{0, 4}));
     const Tensor zero_k = kael::matmul(kael::ones({2, 0}), kael::ones({0, 3}));
     EXPECT_EQ(values<float>(zero_k), (std::vector<float>(6, 0.0f)));  // an empty sum is 0
+    // A batch times a matrix folds the batch into rows; with k = 0 the row count cannot be
+    // inferred from the element count, which is 0.
+    const Tensor batch_zero_k = kael::matmul(kael::ones({2, 3, 0}), kael::ones({0, 4}));
+    EXPECT_EQ(batch_zero_k.shape(), (Shape{2, 3, 4}));
+    EXPECT_EQ(values<float>(batch_zero_k), (std::vector<float>(24, 0.0f)));
 }
 
 TEST(Matmul, ErrorsNameTheShapesAndDtypes) {

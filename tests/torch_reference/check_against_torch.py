@@ -197,6 +197,110 @@ def cases():
     for target in ("int64", "bool", "float32"):
         out.append(Case("to", [np.array([1.9, -2.9, 0.0, 0.5, -0.5])], {"dtype": target},
                         lambda a, d=target: a.to(DTYPES[d][1])))
+    # Edge cases: empty inputs, division by zero, special values, degenerate shapes.
+    out.extend(edge_cases())
+    return out
+
+
+def edge_cases():
+    out = []
+    inf, nan = np.inf, np.nan
+    empty = tensor((0, 3), "float32")
+    for dims in ("", "0", "1"):
+        d = [int(v) for v in dims.split(",")] if dims else None
+        p = {"dims": dims, "keepdim": "0"}
+        for name in ("sum", "mean", "prod", "amax", "amin", "logsumexp", "var", "any", "all"):
+            def ref(a, name=name, d=d):
+                fn = getattr(torch, name)
+                if name in ("prod", "any", "all"):
+                    return fn(a, d[0]) if d else fn(a)
+                if name == "logsumexp":
+                    return fn(a, d if d else [0, 1])
+                return fn(a, d) if d else fn(a)
+            out.append(Case(name, [empty], p, ref))
+    for dim in ("0", "1"):
+        out.append(Case("max_values", [empty], {"dim": dim}, lambda a, dim=dim: torch.max(a, int(dim)).values))
+        out.append(Case("argmax", [empty], {"dim": dim}, lambda a, dim=dim: torch.argmax(a, int(dim))))
+        out.append(Case("cumsum", [empty], {"dim": dim}, lambda a, dim=dim: torch.cumsum(a, int(dim))))
+        out.append(Case("softmax", [empty], {"dim": dim}, lambda a, dim=dim: torch.softmax(a, int(dim))))
+        out.append(Case("log_softmax", [empty], {"dim": dim}, lambda a, dim=dim: torch.log_softmax(a, int(dim))))
+    out.append(Case("argmax", [empty], {}, torch.argmax))
+    out.append(Case("sum", [np.zeros((0,), np.int64)], {"dims": "", "keepdim": "1"}, lambda a: torch.sum(a, [0], True)))
+    # Integer division by zero is refused; float division by zero gives inf and nan.
+    ints = np.array([7, -7, 0, 3], np.int64)
+    zeros = np.zeros(4, np.int64)
+    out.append(Case("floor_divide", [ints, zeros], {}, torch.floor_divide))
+    out.append(Case("remainder", [ints, zeros], {}, torch.remainder))
+    out.append(Case("div", [ints, zeros], {}, torch.div))
+    floats = np.array([7.0, -7.0, 0.0, inf, -inf, nan, 5.5, -5.5])
+    fz = np.array([0.0, 0.0, 0.0, 2.0, 3.0, 1.0, -inf, inf])
+    for name in ("div", "floor_divide", "remainder", "atan2", "pow", "maximum", "minimum"):
+        out.append(Case(name, [floats, fz], {}, getattr(torch, name)))
+        out.append(Case(name, [fz, floats], {}, getattr(torch, name)))
+    # Signs of floor division and remainder follow the divisor, as in Python.
+    a = np.array([7, -7, 7, -7, 0], np.int64)
+    b = np.array([2, 2, -2, -2, -3], np.int64)
+    out.append(Case("floor_divide", [a, b], {}, torch.floor_divide))
+    out.append(Case("remainder", [a, b], {}, torch.remainder))
+    out.append(Case("floor_divide", [a.astype(np.float64), b.astype(np.float64)], {}, torch.floor_divide))
+    out.append(Case("remainder", [a.astype(np.float64), b.astype(np.float64)], {}, torch.remainder))
+    # pow: negative base with a fractional exponent, 0 to a negative power, integer 0^0.
+    out.append(Case("pow", [np.array([-2.0, 0.0, 0.0, 1.0, nan]), np.array([0.5, -1.0, 0.0, nan, 0.0])], {}, torch.pow))
+    out.append(Case("pow", [np.array([0, 2, -1, -1], np.int64), np.array([0, 62, 3, 4], np.int64)], {}, torch.pow))
+    # Softmax and friends with infinities; a row of all -inf gives nan, as in PyTorch.
+    rows = np.array([[0.0, -inf, 1.0], [-inf, -inf, -inf], [inf, 0.0, 1.0], [nan, 0.0, 1.0]])
+    for name in ("softmax", "log_softmax"):
+        out.append(Case(name, [rows], {"dim": "1"}, lambda a, name=name: getattr(torch, name)(a, 1)))
+    out.append(Case("logsumexp", [rows], {"dims": "1", "keepdim": "0"}, lambda a: torch.logsumexp(a, 1)))
+    # NaN through reductions and comparisons.
+    with_nan = np.array([[1.0, nan, 3.0], [2.0, 5.0, -1.0]])
+    for name in ("amax", "amin", "sum", "mean", "prod"):
+        out.append(Case(name, [with_nan], {"dims": "1", "keepdim": "0"},
+                        lambda a, name=name: getattr(torch, name)(a, 1)))
+    out.append(Case("clamp", [with_nan], {"min": "0", "max": "2"}, lambda a: torch.clamp(a, 0, 2)))
+    out.append(Case("cumsum", [with_nan], {"dim": "1"}, lambda a: torch.cumsum(a, 1)))
+    # Variance with too few elements for the correction.
+    single = np.array([[3.0], [4.0]])
+    for c in ("0", "1", "2"):
+        out.append(Case("var", [single], {"dims": "1", "keepdim": "0", "correction": c},
+                        lambda a, c=c: torch.var(a, 1, correction=int(c))))
+    # Rounding halves to even, for floats of every size.
+    halves = np.array([0.5, 1.5, 2.5, -0.5, -1.5, 4503599627370495.5, 1e300, -0.0])
+    out.append(Case("round", [halves], {}, torch.round))
+    out.append(Case("round", [np.array([0.5, 2.5, -3.5, 8388607.5, 3e38], np.float32)], {}, torch.round))
+    # Integer sums wrap around like int64 arithmetic.
+    big = np.array([2**62, 2**62, 2**62], np.int64)
+    out.append(Case("sum", [big], {"dims": "", "keepdim": "0"}, torch.sum))
+    out.append(Case("cumsum", [big], {"dim": "0"}, lambda a: torch.cumsum(a, 0)))
+    out.append(Case("mul", [big, np.array([4, 4, 4], np.int64)], {}, torch.mul))
+    # Matrix products with an empty dimension.
+    for a_shape, b_shape in (((0, 4), (4, 3)), ((3, 0), (0, 5)), ((2, 3, 0), (0, 4)), ((0,), (0,))):
+        out.append(Case("matmul", [tensor(a_shape), tensor(b_shape)], {}, torch.matmul))
+    # Cross entropy where every target is ignored: the mean divides 0 by 0.
+    logits = tensor((3, 4), "float32")
+    ignored = np.array([-100, -100, -100])
+    for reduction in ("mean", "sum", "none"):
+        out.append(Case("cross_entropy", [logits, ignored], {"reduction": reduction},
+                        lambda a, b, r=reduction: F.cross_entropy(a, b, reduction=r)))
+    out.append(Case("cross_entropy", [logits, np.array([0, -1, 2])], {}, F.cross_entropy))
+    out.append(Case("nll_loss", [logits, np.array([0, 4, 2])], {}, F.nll_loss))
+    # Joining and indexing at the edges.
+    out.append(Case("cat", [tensor((2, 3)), tensor((0, 3))], {"dim": "0"}, lambda *a: torch.cat(a, 0)))
+    out.append(Case("cat", [tensor((2, 3)), tensor((2, 3), "bool")], {"dim": "-1"}, lambda *a: torch.cat(a, -1)))
+    out.append(Case("stack", [tensor((2, 3)), tensor((3, 2))], {"dim": "0"}, lambda *a: torch.stack(a, 0)))
+    m = tensor((4, 5))
+    out.append(Case("index_select", [m, np.array([-1])], {"dim": "0"}, lambda a, i: torch.index_select(a, 0, i)))
+    out.append(Case("index_select", [m, np.zeros((0,), np.int64)], {"dim": "1"}, lambda a, i: torch.index_select(a, 1, i)))
+    out.append(Case("gather", [m, np.array([[5]])], {"dim": "1"}, lambda a, i: torch.gather(a, 1, i)))
+    out.append(Case("gather", [m, np.array([[-1]])], {"dim": "1"}, lambda a, i: torch.gather(a, 1, i)))
+    out.append(Case("embedding", [tensor((3, 2)), np.array([3])], {}, lambda w, i: F.embedding(i, w)))
+    out.append(Case("one_hot", [np.array([0, -1])], {}, F.one_hot))
+    out.append(Case("one_hot", [np.array([0, 3])], {"num_classes": "3"}, lambda a: F.one_hot(a, 3)))
+    out.append(Case("tril", [tensor((5,))], {"diagonal": "0"}, torch.tril))
+    out.append(Case("triu", [tensor((0, 3))], {"diagonal": "-5"}, lambda a: torch.triu(a, -5)))
+    # Conversions of out-of-range and special floats.
+    out.append(Case("to", [np.array([nan, inf, -inf, 1e30, -0.0, 2.0])], {"dtype": "bool"}, lambda a: a.to(torch.bool)))
+    out.append(Case("to", [np.array([3.4e39, -1e40, 1e-46])], {"dtype": "float32"}, lambda a: a.to(torch.float32)))
     return out
 
 

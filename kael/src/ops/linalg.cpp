@@ -120,8 +120,10 @@ Tensor matmul(const Tensor& a, const Tensor& b) {
     Tensor result = [&] {
         // A batch times one matrix: fold the batch into the rows and multiply once.
         if (right.dim() == 2 && left.dim() > 2) {
-            const Tensor rows = left.reshape({-1, left.size(-1)});
+            // The row count is spelled out rather than inferred with -1, which cannot be
+            // resolved when the inner size is 0.
             Shape out_shape(left.shape().begin(), left.shape().end() - 1);
+            const Tensor rows = left.reshape({numel(out_shape), left.size(-1)});
             out_shape.push_back(n);
             return batched_product(rows, right, {rows.size(0), n}).view(out_shape);
         }
