@@ -69,6 +69,10 @@ TEST(InPlace, ResultMustBeCastableToTheTarget) {
     EXPECT_EQ(values<float>(floats), (std::vector<float>{1, 2}));
     Tensor flags = kael::zeros({2}, DType::Bool);
     EXPECT_THROW(flags.add_(1), kael::TypeError);
+    // Subtraction refuses a Bool operand on either side, in place as out of place.
+    EXPECT_THROW(floats.sub_(kael::zeros({2}, DType::Bool)), kael::TypeError);
+    EXPECT_THROW(floats.sub_(true), kael::TypeError);
+    EXPECT_NO_THROW(floats.sub_(1));
     EXPECT_FALSE(kael::can_cast(DType::F32, DType::I64));
     EXPECT_FALSE(kael::can_cast(DType::I64, DType::Bool));
     EXPECT_TRUE(kael::can_cast(DType::Bool, DType::I64));

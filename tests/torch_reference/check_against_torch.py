@@ -298,9 +298,109 @@ def edge_cases():
     out.append(Case("one_hot", [np.array([0, 3])], {"num_classes": "3"}, lambda a: F.one_hot(a, 3)))
     out.append(Case("tril", [tensor((5,))], {"diagonal": "0"}, torch.tril))
     out.append(Case("triu", [tensor((0, 3))], {"diagonal": "-5"}, lambda a: torch.triu(a, -5)))
+    out.extend(view_cases())
+    out.extend(in_place_cases())
     # Conversions of out-of-range and special floats.
     out.append(Case("to", [np.array([nan, inf, -inf, 1e30, -0.0, 2.0])], {"dtype": "bool"}, lambda a: a.to(torch.bool)))
     out.append(Case("to", [np.array([3.4e39, -1e40, 1e-46])], {"dtype": "float32"}, lambda a: a.to(torch.float32)))
+    return out
+
+
+def view_cases():
+    """Views and splits, including the sizes and indices both libraries must refuse."""
+    out = []
+    x = tensor((2, 3, 4))
+    join = lambda values: ",".join(str(v) for v in values)  # noqa: E731
+    for shape in ((6, 4), (-1,), (4, -1, 2), (24,), (5, -1), (-1, -1), (0, -1), (2, 3, 4, 1)):
+        out.append(Case("reshape", [x], {"shape": join(shape)}, lambda a, s=shape: a.reshape(s)))
+        out.append(Case("view", [x], {"shape": join(shape)}, lambda a, s=shape: a.view(s)))
+    # view of a transposed tensor: splitting a dimension works, merging across it does not.
+    # The driver's "transposed" input has the same values laid out with dimensions 0 and 1
+    # swapped in memory.
+    swapped = lambda a: a.transpose(0, 1).contiguous().transpose(0, 1)  # noqa: E731
+    for shape in ((4, 6), (2, 3, 2, 2), (2, -1), (-1, 4)):
+        out.append(Case("view", [x], {"shape": join(shape), "transposed": "1"}, lambda a, s=shape: swapped(a).view(s)))
+        out.append(Case("reshape", [x], {"shape": join(shape), "transposed": "1"}, lambda a, s=shape: swapped(a).reshape(s)))
+    out.append(Case("view", [tensor((0, 3))], {"shape": "3,0"}, lambda a: a.view(3, 0)))
+    for dims in ((2, 0, 1), (-1, 0, 1), (0, 0, 1), (0, 1), (0, 1, 3)):
+        out.append(Case("permute", [x], {"dims": join(dims)}, lambda a, d=dims: a.permute(d)))
+    y = tensor((1, 3, 1, 2))
+    for dim in (None, 0, 1, -2, 4, -5):
+        p = {} if dim is None else {"dim": str(dim)}
+        out.append(Case("squeeze", [y], p, lambda a, d=dim: a.squeeze() if d is None else a.squeeze(d)))
+    for dim in (0, 4, -1, -5, 5, -6):
+        out.append(Case("unsqueeze", [y], {"dim": str(dim)}, lambda a, d=dim: a.unsqueeze(d)))
+    out.append(Case("unsqueeze", [tensor(())], {"dim": "-1"}, lambda a: a.unsqueeze(-1)))
+    for start, end in ((0, -1), (1, 2), (2, 1), (-2, -1), (0, 3), (1, 1)):
+        out.append(Case("flatten", [x], {"start": str(start), "end": str(end)}, lambda a, s=start, e=end: a.flatten(s, e)))
+    out.append(Case("flatten", [tensor(())], {}, lambda a: a.flatten()))
+    for dim, shape in ((2, (2, 2)), (-1, (2, -1)), (1, (3,)), (0, (3, 1)), (2, (-1, -1))):
+        out.append(Case("unflatten", [x], {"dim": str(dim), "shape": join(shape)},
+                        lambda a, d=dim, s=shape: a.unflatten(d, s)))
+    for dim, start, length in ((2, 1, 2), (1, -2, 2), (0, 0, 0), (2, 3, 2), (2, -5, 1), (1, 3, 0)):
+        out.append(Case("narrow", [x], {"dim": str(dim), "start": str(start), "length": str(length)},
+                        lambda a, d=dim, s=start, n=length: a.narrow(d, s, n)))
+    for dim, index in ((0, 1), (1, -1), (2, 3), (1, 3), (2, -5), (-1, 0)):
+        out.append(Case("select", [x], {"dim": str(dim), "index": str(index)}, lambda a, d=dim, i=index: a.select(d, i)))
+    z = tensor((3, 1))
+    for shape in ((3, 4), (2, 3, 4), (-1, 5), (3, 1), (4, 1), (1, 4), (2, -1, 4), (0, 3, 2)):
+        out.append(Case("expand", [z], {"shape": join(shape)}, lambda a, s=shape: a.expand(s)))
+    w = tensor((7, 2))
+    for size in (3, 7, 10):
+        out.append(Case("split_count", [w], {"size": str(size)}, lambda a, n=size: torch.tensor(len(torch.split(a, n)))))
+        out.append(Case("split", [w], {"size": str(size), "piece": "0"}, lambda a, n=size: torch.split(a, n)[0]))
+        out.append(Case("split", [w], {"size": str(size), "piece": str(len(range(0, 7, size)) - 1)},
+                        lambda a, n=size: torch.split(a, n)[-1]))
+    out.append(Case("split", [w], {"sizes": "2,5", "piece": "1"}, lambda a: torch.split(a, [2, 5])[1]))
+    out.append(Case("split", [w], {"sizes": "2,4", "piece": "1"}, lambda a: torch.split(a, [2, 4])[1]))
+    out.append(Case("split", [w], {"sizes": "0,7", "piece": "0"}, lambda a: torch.split(a, [0, 7])[0]))
+    out.append(Case("split", [w], {"size": "1", "dim": "1", "piece": "1"}, lambda a: torch.split(a, 1, 1)[1]))
+    for n, chunks in ((7, 3), (6, 4), (5, 5), (2, 5), (0, 3), (13, 6)):
+        v = tensor((n,))
+        out.append(Case("split_count", [v], {"chunks": str(chunks)}, lambda a, c=chunks: torch.tensor(len(torch.chunk(a, c)))))
+        pieces = len(torch.chunk(t(v), chunks))
+        out.append(Case("chunk", [v], {"chunks": str(chunks), "piece": str(pieces - 1)},
+                        lambda a, c=chunks: torch.chunk(a, c)[-1]))
+    out.append(Case("split_count", [tensor((4,))], {"chunks": "0"}, lambda a: torch.tensor(len(torch.chunk(a, 0)))))
+    return out
+
+
+def in_place_cases():
+    """In-place operations: the result keeps self's dtype and shape, or is refused."""
+    out = []
+
+    def in_place(name):
+        def run(a, b):
+            self = a.clone()
+            getattr(self, name)(b)
+            return self
+        return run
+
+    for da, db in (("float32", "float32"), ("float32", "int64"), ("int64", "float32"), ("int64", "int64"),
+                   ("bool", "bool"), ("float64", "bool"), ("bool", "int64")):
+        for a_shape, b_shape in (((3, 4), (4,)), ((3, 4), (3, 4)), ((4,), (3, 4)), ((3, 1), (3, 4))):
+            a, b = tensor(a_shape, da), tensor(b_shape, db, 1, 3)
+            for name in ("add_", "sub_", "mul_", "div_", "copy_"):
+                out.append(Case(name, [a, b], {}, in_place(name)))
+    for dtype in ("float32", "int64", "bool"):
+        x = tensor((2, 3), dtype)
+        for value in ("2", "0.5"):
+            v = float(value) if "." in value else int(value)
+
+            def scalar(name, v=v):
+                def run(a):
+                    self = a.clone()
+                    getattr(self, name)(v)
+                    return self
+                return run
+            out.append(Case("add_scalar_", [x], {"value": value}, scalar("add_")))
+            out.append(Case("div_scalar_", [x], {"value": value}, scalar("div_")))
+        out.append(Case("masked_fill_", [x, tensor((3,), "bool")], {"value": "1.5"},
+                        lambda a, m: a.clone().masked_fill_(m, 1.5)))
+        out.append(Case("masked_fill_", [x, tensor((2, 1), "bool")], {"value": "7"},
+                        lambda a, m: a.clone().masked_fill_(m, 7)))
+    out.append(Case("masked_fill_", [tensor((3,)), tensor((2, 3), "bool")], {"value": "0"},
+                    lambda a, m: a.clone().masked_fill_(m, 0)))
     return out
 
 

@@ -77,9 +77,9 @@ kael::Scalar scalar_param(const Params& p, const std::string& key) {
     return static_cast<std::int64_t>(std::stoll(text));
 }
 
-std::vector<std::int64_t> dims(const Params& p) {
+std::vector<std::int64_t> int_list(const Params& p, const std::string& key) {
     std::vector<std::int64_t> result;
-    const auto it = p.find("dims");
+    const auto it = p.find(key);
     if (it == p.end() || it->second.empty()) {
         return result;
     }
@@ -90,6 +90,8 @@ std::vector<std::int64_t> dims(const Params& p) {
     }
     return result;
 }
+
+std::vector<std::int64_t> dims(const Params& p) { return int_list(p, "dims"); }
 
 kael::Reduction reduction(const Params& p) {
     const std::string r = p.count("reduction") ? p.at("reduction") : "mean";
@@ -202,6 +204,52 @@ std::map<std::string, Op> operations() {
     ops["transpose_contiguous"] = [](const auto& in, const auto& p) { return in[0].transpose(integer(p, "a", 0), integer(p, "b", 1)).contiguous(); };
     ops["slice"] = [](const auto& in, const auto& p) {
         return in[0].slice(integer(p, "dim", 0), integer(p, "start", 0), integer(p, "end", 1 << 30), integer(p, "step", 1)).contiguous();
+    };
+    // Views and splits; the result is made contiguous so that only its values are compared.
+    ops["reshape"] = [](const auto& in, const auto& p) { return in[0].reshape(int_list(p, "shape")).contiguous(); };
+    ops["view"] = [](const auto& in, const auto& p) { return in[0].view(int_list(p, "shape")).contiguous(); };
+    ops["permute"] = [](const auto& in, const auto& p) { return in[0].permute(int_list(p, "dims")).contiguous(); };
+    ops["squeeze"] = [](const auto& in, const auto& p) {
+        return (p.count("dim") ? in[0].squeeze(integer(p, "dim", 0)) : in[0].squeeze()).contiguous();
+    };
+    ops["unsqueeze"] = [](const auto& in, const auto& p) { return in[0].unsqueeze(integer(p, "dim", 0)).contiguous(); };
+    ops["flatten"] = [](const auto& in, const auto& p) {
+        return in[0].flatten(integer(p, "start", 0), integer(p, "end", -1)).contiguous();
+    };
+    ops["unflatten"] = [](const auto& in, const auto& p) {
+        return in[0].unflatten(integer(p, "dim", 0), int_list(p, "shape")).contiguous();
+    };
+    ops["narrow"] = [](const auto& in, const auto& p) {
+        return in[0].narrow(integer(p, "dim", 0), integer(p, "start", 0), integer(p, "length", 0)).contiguous();
+    };
+    ops["select"] = [](const auto& in, const auto& p) { return in[0].select(integer(p, "dim", 0), integer(p, "index", 0)).contiguous(); };
+    ops["expand"] = [](const auto& in, const auto& p) { return in[0].expand(int_list(p, "shape")).contiguous(); };
+    ops["split"] = [](const auto& in, const auto& p) {
+        const auto pieces = p.count("sizes") ? kael::split(in[0], int_list(p, "sizes"), integer(p, "dim", 0))
+                                             : kael::split(in[0], integer(p, "size", 1), integer(p, "dim", 0));
+        return pieces.at(static_cast<std::size_t>(integer(p, "piece", 0))).contiguous();
+    };
+    ops["split_count"] = [](const auto& in, const auto& p) {
+        const auto pieces = p.count("chunks") ? kael::chunk(in[0], integer(p, "chunks", 1), integer(p, "dim", 0))
+                                              : kael::split(in[0], integer(p, "size", 1), integer(p, "dim", 0));
+        return kael::scalar(static_cast<std::int64_t>(pieces.size()), kael::DType::I64);
+    };
+    ops["chunk"] = [](const auto& in, const auto& p) {
+        const auto pieces = kael::chunk(in[0], integer(p, "chunks", 1), integer(p, "dim", 0));
+        return pieces.at(static_cast<std::size_t>(integer(p, "piece", 0))).contiguous();
+    };
+    // In-place operations write into a copy of the first input and return it.
+    ops["add_"] = [](const auto& in, const auto&) { Tensor self = in[0].clone(); self.add_(in[1]); return self; };
+    ops["sub_"] = [](const auto& in, const auto&) { Tensor self = in[0].clone(); self.sub_(in[1]); return self; };
+    ops["mul_"] = [](const auto& in, const auto&) { Tensor self = in[0].clone(); self.mul_(in[1]); return self; };
+    ops["div_"] = [](const auto& in, const auto&) { Tensor self = in[0].clone(); self.div_(in[1]); return self; };
+    ops["copy_"] = [](const auto& in, const auto&) { Tensor self = in[0].clone(); self.copy_(in[1]); return self; };
+    ops["add_scalar_"] = [](const auto& in, const auto& p) { Tensor self = in[0].clone(); self.add_(scalar_param(p, "value")); return self; };
+    ops["div_scalar_"] = [](const auto& in, const auto& p) { Tensor self = in[0].clone(); self.div_(scalar_param(p, "value")); return self; };
+    ops["masked_fill_"] = [](const auto& in, const auto& p) {
+        Tensor self = in[0].clone();
+        self.masked_fill_(in[1], scalar_param(p, "value"));
+        return self;
     };
     ops["to"] = [](const auto& in, const auto& p) { return in[0].to(parse_dtype(p.at("dtype"))); };
     return ops;

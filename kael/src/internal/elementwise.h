@@ -17,6 +17,10 @@ namespace kael::detail {
 /// Which dtypes a kernel is compiled for.
 enum class Dtypes { All, NoBool, Floating };
 
+/// Throws TypeError when either operand of a subtraction is Bool. PyTorch refuses these
+/// too, for sub and sub_ alike: for masks, logical_xor or logical_not says what is meant.
+void check_no_bool_operand(DType a, DType b);
+
 template <Dtypes kinds, typename F>
 decltype(auto) dispatch_for(DType dtype, std::string_view op, F&& f) {
     if constexpr (kinds == Dtypes::All) {

@@ -90,15 +90,13 @@ void check_alpha(Scalar alpha, DType dtype, const char* op) {
                     op << ": for integral input tensors, alpha must not be a floating point number");
 }
 
-// As in PyTorch, subtraction refuses Bool operands altogether: for masks, logical_xor or
-// logical_not says what is meant.
-void check_no_bool_operand(DType a, DType b) {
+}  // namespace
+
+void detail::check_no_bool_operand(DType a, DType b) {
     KAEL_CHECK_TYPE(a != DType::Bool && b != DType::Bool,
                     "subtraction, the - operator, with a bool tensor is not supported; use "
                     "logical_xor() or logical_not() instead");
 }
-
-}  // namespace
 
 // ---- add, sub, mul ----------------------------------------------------------------------------
 
@@ -124,7 +122,7 @@ Tensor add(const Tensor& t, Scalar s, Scalar alpha) {
 }
 
 Tensor sub(const Tensor& a, const Tensor& b, Scalar alpha) {
-    check_no_bool_operand(a.dtype(), b.dtype());
+    detail::check_no_bool_operand(a.dtype(), b.dtype());
     const DType dtype = result_dtype(a, b);
     check_alpha(alpha, dtype, "sub");
     return detail::binary_kernel<Dtypes::NoBool>(a, b, dtype, "sub", [&]<typename T>() {
@@ -135,7 +133,7 @@ Tensor sub(const Tensor& a, const Tensor& b, Scalar alpha) {
 }
 
 Tensor sub(const Tensor& t, Scalar s, Scalar alpha) {
-    check_no_bool_operand(t.dtype(), s.dtype());
+    detail::check_no_bool_operand(t.dtype(), s.dtype());
     const DType dtype = result_dtype(t, s);
     check_alpha(alpha, dtype, "sub");
     return detail::unary_kernel<Dtypes::NoBool>(t, dtype, "sub", [&]<typename T>() {
@@ -146,7 +144,7 @@ Tensor sub(const Tensor& t, Scalar s, Scalar alpha) {
 }
 
 Tensor sub(Scalar s, const Tensor& t, Scalar alpha) {
-    check_no_bool_operand(t.dtype(), s.dtype());
+    detail::check_no_bool_operand(t.dtype(), s.dtype());
     const DType dtype = result_dtype(t, s);
     check_alpha(alpha, dtype, "sub");
     return detail::unary_kernel<Dtypes::NoBool>(t, dtype, "sub", [&]<typename T>() {

@@ -71,7 +71,7 @@ Tensor& Tensor::add_(Scalar value, Scalar alpha) {
 }
 
 Tensor& Tensor::sub_(const Tensor& other, Scalar alpha) {
-    KAEL_CHECK_TYPE(dtype() != DType::Bool, "sub_: subtraction of bool tensors is not supported");
+    detail::check_no_bool_operand(dtype(), other.dtype());
     return in_place(*this, "sub_", result_dtype(*this, other), [&] {
         const Tensor operand = detail::without_partial_aliasing(*this, other);
         (void)detail::binary_kernel<Dtypes::NoBool>(*this, operand, dtype(), "sub_", [&]<typename T>() {
@@ -83,6 +83,7 @@ Tensor& Tensor::sub_(const Tensor& other, Scalar alpha) {
 }
 
 Tensor& Tensor::sub_(Scalar value, Scalar alpha) {
+    detail::check_no_bool_operand(dtype(), value.dtype());
     return sub_(scalar(value, promote_with_scalar(dtype(), value)), alpha);
 }
 
