@@ -300,6 +300,7 @@ def edge_cases():
     out.append(Case("triu", [tensor((0, 3))], {"diagonal": "-5"}, lambda a: torch.triu(a, -5)))
     out.extend(view_cases())
     out.extend(in_place_cases())
+    out.extend(layout_cases())
     # Conversions of out-of-range and special floats.
     out.append(Case("to", [np.array([nan, inf, -inf, 1e30, -0.0, 2.0])], {"dtype": "bool"}, lambda a: a.to(torch.bool)))
     out.append(Case("to", [np.array([3.4e39, -1e40, 1e-46])], {"dtype": "float32"}, lambda a: a.to(torch.float32)))
@@ -401,6 +402,100 @@ def in_place_cases():
                         lambda a, m: a.clone().masked_fill_(m, 7)))
     out.append(Case("masked_fill_", [tensor((3,)), tensor((2, 3), "bool")], {"value": "0"},
                     lambda a, m: a.clone().masked_fill_(m, 0)))
+    return out
+
+
+def apply_recipe(x, recipe):
+    """The driver's view recipe ("p1,0/s0:1:5:2/e3,4/u0"), applied to a torch tensor."""
+    for step in filter(None, recipe.split("/")):
+        kind, numbers = step[0], [int(v) for v in step[1:].split(":" if step[0] == "s" else ",")]
+        if kind == "p":
+            x = x.permute(numbers)
+        elif kind == "t":
+            x = x.transpose(*numbers)
+        elif kind == "s":
+            dim, start, end, stride = numbers
+            x = x[(slice(None),) * dim + (slice(start, end, stride),)]
+        elif kind == "e":
+            x = x.expand(numbers)
+        elif kind == "u":
+            x = x.unsqueeze(numbers[0])
+    return x
+
+
+def random_layout(shape, dtype):
+    """A base array and a recipe whose view has `shape` but a random layout: dimensions
+    permuted in memory, sliced with steps and offsets, or broadcast from size 1."""
+    steps = []
+    base_shape = list(shape)
+    # Broadcast some dimensions: the base holds size 1 there and the view expands it.
+    expanded = [d for d in range(len(shape)) if rng.random() < 0.25]
+    for d in expanded:
+        base_shape[d] = 1
+    # Slice some dimensions with a step and an offset.
+    sliced = []
+    for d in range(len(shape)):
+        if d not in expanded and rng.random() < 0.35:
+            step, start = int(rng.integers(1, 4)), int(rng.integers(0, 3))
+            sliced.append((d, start, start + step * shape[d], step))
+            base_shape[d] = start + step * shape[d] + int(rng.integers(0, 2))
+    # Lay the dimensions out in memory in a random order.
+    order = list(rng.permutation(len(shape))) if len(shape) > 1 and rng.random() < 0.6 else list(range(len(shape)))
+    inverse = [order.index(d) for d in range(len(shape))]
+    base = tensor([base_shape[d] for d in order], dtype)
+    if order != list(range(len(shape))):
+        steps.append("p" + ",".join(str(d) for d in inverse))
+    for d, start, end, step in sliced:
+        steps.append(f"s{d}:{start}:{end}:{step}")
+    if expanded:
+        steps.append("e" + ",".join(str(v) for v in shape))
+    return base, "/".join(steps)
+
+
+def layout_cases():
+    """Operations on operands with random layouts: the iterator's reordering, coalescing
+    and broadcasting against PyTorch's."""
+    out = []
+
+    def case(op, shapes, dtypes, params, reference):
+        bases, recipes = [], {}
+        for i, (shape, dtype) in enumerate(zip(shapes, dtypes)):
+            base, recipe = random_layout(shape, dtype)
+            bases.append(base)
+            if recipe:
+                recipes[f"v{i}"] = recipe
+        views = [recipes.get(f"v{i}", "") for i in range(len(shapes))]
+        out.append(Case(op, bases, {**params, **recipes},
+                        lambda *xs, v=views, r=reference: r(*[apply_recipe(x, rv) for x, rv in zip(xs, v)])))
+
+    shape_pairs = [((4, 5), (4, 5)), ((3, 4, 5), (4, 5)), ((2, 3, 4, 5), (3, 1, 5)), ((6,), (6,)), ((3, 1, 4), (1, 5, 4)),
+                   ((2, 3, 4), (2, 3, 4))]
+    for round_ in range(6):
+        for a_shape, b_shape in shape_pairs:
+            for dtype in ("float32", "float64", "int64"):
+                other = ("float32", "float64", "int64", "bool")[int(rng.integers(0, 4))] if round_ % 2 else dtype
+                case("add", [a_shape, b_shape], [dtype, other], {"alpha": "1"}, torch.add)
+                case("mul", [a_shape, b_shape], [dtype, other], {}, torch.mul)
+                case("maximum", [a_shape, b_shape], [dtype, dtype], {}, torch.maximum)
+                case("lt", [a_shape, b_shape], [dtype, other], {}, torch.lt)
+                case("where", [a_shape, b_shape, a_shape[-1:]], ["bool", dtype, other], {}, torch.where)
+                case("copy_", [a_shape, b_shape], [dtype, other], {}, lambda a, b: a.clone().copy_(b))
+                case("add_", [a_shape, b_shape], ["float64", other], {}, lambda a, b: a.clone().add_(b))
+            shape = a_shape
+            case("exp", [shape], ["float32"], {}, torch.exp)
+            case("to", [shape], ["float64"], {"dtype": "int64"}, lambda a: a.to(torch.int64))
+            case("transpose_contiguous", [shape], ["int64"], {"a": "0", "b": str(len(shape) - 1)},
+                 lambda a, n=len(shape): a.transpose(0, n - 1).contiguous())
+            for dims in ("", "0", "-1", ",".join(str(d) for d in range(0, len(shape), 2))):
+                d = [int(v) for v in dims.split(",")] if dims else list(range(len(shape)))
+                case("sum", [shape], ["float64"], {"dims": dims, "keepdim": "1"}, lambda a, d=d: torch.sum(a, d, True))
+                case("amax", [shape], ["int64"], {"dims": dims, "keepdim": "0"}, lambda a, d=d: torch.amax(a, d))
+            case("cumsum", [shape], ["float64"], {"dim": "-1"}, lambda a: torch.cumsum(a, -1))
+            case("softmax", [shape], ["float64"], {"dim": "0"}, lambda a: torch.softmax(a, 0))
+            case("argmax", [shape], ["float64"], {"dim": "-1"}, lambda a: torch.argmax(a, -1))
+        for a_shape, b_shape in (((5, 7), (7, 3)), ((2, 5, 7), (7, 3)), ((2, 5, 7), (2, 7, 3)), ((40, 70), (70, 30))):
+            for dtype in ("float32", "float64", "int64"):
+                case("matmul", [a_shape, b_shape], [dtype, dtype], {}, torch.matmul)
     return out
 
 

@@ -11,6 +11,7 @@
 #include <iostream>
 #include <map>
 #include <sstream>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -92,6 +93,31 @@ std::vector<std::int64_t> int_list(const Params& p, const std::string& key) {
 }
 
 std::vector<std::int64_t> dims(const Params& p) { return int_list(p, "dims"); }
+
+// Applies a view recipe such as "p1,0,2/s0:1:5:2/e3,4,5" to `t`: steps separated by "/",
+// each a letter and its numbers: p permute, t transpose, s slice dim:start:end:step,
+// e expand, u unsqueeze.
+Tensor apply_view_recipe(Tensor t, const std::string& recipe) {
+    std::istringstream steps(recipe);
+    std::string step;
+    while (std::getline(steps, step, '/')) {
+        std::vector<std::int64_t> numbers;
+        std::istringstream list(step.substr(1));
+        std::string item;
+        while (std::getline(list, item, step[0] == 's' ? ':' : ',')) {
+            numbers.push_back(std::stoll(item));
+        }
+        switch (step[0]) {
+            case 'p': t = t.permute(numbers); break;
+            case 't': t = t.transpose(numbers.at(0), numbers.at(1)); break;
+            case 's': t = t.slice(numbers.at(0), numbers.at(1), numbers.at(2), numbers.at(3)); break;
+            case 'e': t = t.expand(numbers); break;
+            case 'u': t = t.unsqueeze(numbers.at(0)); break;
+            default: throw std::invalid_argument("unknown view step " + step);
+        }
+    }
+    return t;
+}
 
 kael::Reduction reduction(const Params& p) {
     const std::string r = p.count("reduction") ? p.at("reduction") : "mean";
@@ -290,6 +316,14 @@ int main(int argc, char** argv) {
                     if (t.dim() >= 2) {
                         t = t.transpose(0, 1).contiguous().transpose(0, 1);
                     }
+                }
+            }
+            for (std::size_t i = 0; i < inputs.size(); ++i) {
+                std::string key = "v";  // ("v" + std::to_string(i) trips GCC 12's -Wrestrict)
+                key += std::to_string(i);
+                const auto recipe = params.find(key);
+                if (recipe != params.end()) {
+                    inputs[i] = apply_view_recipe(inputs[i], recipe->second);
                 }
             }
             write_tensor(out_dir + "/" + name + ".bin", ops.at(op)(inputs, params));
