@@ -101,6 +101,17 @@ TEST(Factory, ArangeTruncatesStartAndStepForIntegers) {
               (std::vector<std::int64_t>{-3, -1, 1}));
 }
 
+TEST(Factory, ArangeRejectsAStepThatTruncatesToZero) {
+    // One past the limit: a step of 0.99 truncates to 0 and would repeat the first value.
+    EXPECT_THROW((void)kael::arange(0, 3, 0.99, DType::I64), kael::ValueError);
+    EXPECT_THROW((void)kael::arange(0, -3, -0.5, DType::I64), kael::ValueError);
+    // Exactly at the limit: a step of 1 is the smallest an integer arange can take.
+    EXPECT_EQ(values<std::int64_t>(kael::arange(0, 3, 1.0, DType::I64)),
+              (std::vector<std::int64_t>{0, 1, 2}));
+    // The same step is fine for floating results.
+    EXPECT_EQ(kael::arange(0, 3, 0.99, DType::F64).numel(), 4);
+}
+
 TEST(Factory, ArangeComputesEachValueFromStart) {
     // Accumulating value += 0.1 a thousand times drifts; start + i * step does not.
     const Tensor t = kael::arange(0, 100, 0.1, DType::F64);

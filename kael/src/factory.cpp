@@ -87,9 +87,13 @@ Tensor arange(double start, double end, double step, DType dtype) {
             KAEL_CHECK_VALUE(fits_int64(start) && fits_int64(end),
                              "arange bounds " << start << " and " << end
                                               << " do not fit in int64");
-            // PyTorch truncates start and step for integer results, then steps exactly.
+            // Integer results step exactly from start and step truncated toward zero. A
+            // step that truncates to 0 would repeat the first value `count` times; PyTorch
+            // refuses it as a zero step, and so does kael.
             const auto first = saturating_cast<T>(start);
             const auto delta = saturating_cast<T>(step);
+            KAEL_CHECK_VALUE(delta != 0, "arange step " << step
+                                                        << " truncates to 0 for an integer dtype");
             for (std::int64_t i = 0; i < n; ++i) {
                 out[i] = first + static_cast<T>(i) * delta;
             }

@@ -301,6 +301,7 @@ def edge_cases():
     out.extend(view_cases())
     out.extend(in_place_cases())
     out.extend(layout_cases())
+    out.extend(factory_cases())
     # Conversions of out-of-range and special floats.
     out.append(Case("to", [np.array([nan, inf, -inf, 1e30, -0.0, 2.0])], {"dtype": "bool"}, lambda a: a.to(torch.bool)))
     out.append(Case("to", [np.array([3.4e39, -1e40, 1e-46])], {"dtype": "float32"}, lambda a: a.to(torch.float32)))
@@ -496,6 +497,35 @@ def layout_cases():
         for a_shape, b_shape in (((5, 7), (7, 3)), ((2, 5, 7), (7, 3)), ((2, 5, 7), (2, 7, 3)), ((40, 70), (70, 30))):
             for dtype in ("float32", "float64", "int64"):
                 case("matmul", [a_shape, b_shape], [dtype, dtype], {}, torch.matmul)
+    return out
+
+
+def factory_cases():
+    """arange, linspace and eye: counts, end points and refusals."""
+    out = []
+    # With an integer dtype and fractional bounds kael counts from the untruncated bounds,
+    # PyTorch from truncated ones (a difference chapter 02 explains), so integer ranges get
+    # integer bounds, plus the fractional steps both refuse because they truncate to 0.
+    integral = ((0, 10, 3), (-3, 3, 1), (5, 5, 1), (0, 1, 0), (0, 5, -1), (10, 0, -3), (1, 1e6, 1e5), (0, 1, 0.5),
+                (0, -3, -0.9))
+    for start, end, step in integral:
+        out.append(Case("arange", [], {"start": str(float(start)), "end": str(float(end)), "step": str(float(step)),
+                                       "dtype": "int64"},
+                        lambda s=start, e=end, st=step: torch.arange(s, e, st, dtype=torch.int64)))
+    for start, end, step in ((0, 1, 0.1), (1, 2.5, 0.5), (0, -5, -1.5), (0, 10, 3), (-3, 3, 1), (0, 1, 0.3),
+                             (5, 5, 1), (0, 1, 0), (0, 5, -1), (0.5, 4.5, 1.5), (-2.7, 3.2, 1.1), (1, 1e6, 1e5)):
+        for dtype in ("float32", "float64"):
+            out.append(Case("arange", [], {"start": str(float(start)), "end": str(float(end)), "step": str(float(step)),
+                                           "dtype": dtype},
+                            lambda s=start, e=end, st=step, d=dtype: torch.arange(s, e, st, dtype=DTYPES[d][1])))
+    for start, end, steps in ((0, 1, 5), (0, 1, 1), (0, 1, 0), (-2, 7, 10), (3, -3, 4), (0, 1, -1), (1e-3, 1e3, 7)):
+        for dtype in ("float32", "float64"):
+            out.append(Case("linspace", [], {"start": str(float(start)), "end": str(float(end)), "steps": str(steps),
+                                             "dtype": dtype},
+                            lambda s=start, e=end, n=steps, d=dtype: torch.linspace(s, e, n, dtype=DTYPES[d][1])))
+    for n in (0, 1, 4, -1):
+        for dtype in ("float32", "int64", "bool"):
+            out.append(Case("eye", [], {"n": str(n), "dtype": dtype}, lambda n=n, d=dtype: torch.eye(n, dtype=DTYPES[d][1])))
     return out
 
 

@@ -277,6 +277,14 @@ std::map<std::string, Op> operations() {
         self.masked_fill_(in[1], scalar_param(p, "value"));
         return self;
     };
+    // Factories take no inputs.
+    ops["arange"] = [](const auto&, const auto& p) {
+        return kael::arange(number(p, "start", 0), number(p, "end", 0), number(p, "step", 1), parse_dtype(p.at("dtype")));
+    };
+    ops["linspace"] = [](const auto&, const auto& p) {
+        return kael::linspace(number(p, "start", 0), number(p, "end", 0), integer(p, "steps", 0), parse_dtype(p.at("dtype")));
+    };
+    ops["eye"] = [](const auto&, const auto& p) { return kael::eye(integer(p, "n", 0), parse_dtype(p.at("dtype"))); };
     ops["to"] = [](const auto& in, const auto& p) { return in[0].to(parse_dtype(p.at("dtype"))); };
     return ops;
 }
