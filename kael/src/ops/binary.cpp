@@ -92,11 +92,17 @@ void check_alpha(Scalar alpha, DType dtype, const char* op) {
 
 }  // namespace
 
-void detail::check_no_bool_operand(DType a, DType b) {
+namespace detail {
+
+// As in PyTorch, subtraction refuses a Bool operand on either side, out of place (sub) and
+// in place (sub_): for masks, logical_xor or logical_not says what is meant.
+void check_no_bool_operand(DType a, DType b) {
     KAEL_CHECK_TYPE(a != DType::Bool && b != DType::Bool,
                     "subtraction, the - operator, with a bool tensor is not supported; use "
                     "logical_xor() or logical_not() instead");
 }
+
+}  // namespace detail
 
 // ---- add, sub, mul ----------------------------------------------------------------------------
 
