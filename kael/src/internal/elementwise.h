@@ -41,30 +41,34 @@ inline bool reads_flat(const Tensor& t, const Shape& shape, DType dtype) {
     return t.dtype() == dtype && t.device() == Device::CPU && t.shape() == shape && t.is_contiguous();
 }
 
+// The loops of flat_run, flattened like the iterator's inner loops in kael/kernels.h:
+// the element function and everything it calls are inlined, so the loop vectorizes.
+template <typename T, typename F> [[gnu::flatten]] void flat_loop(T* result, const T* x, std::int64_t n, F& f) {
+    for (std::int64_t k = 0; k < n; ++k) {
+        result[k] = f(x[k]);
+    }
+}
+
+template <typename T, typename F>
+[[gnu::flatten]] void flat_loop(T* result, const T* x, const T* y, std::int64_t n, F& f) {
+    for (std::int64_t k = 0; k < n; ++k) {
+        result[k] = f(x[k], y[k]);
+    }
+}
+
 /// The fast path of the common case: every operand contiguous with one shape and dtype.
 /// No iterator is built; the loop runs over the elements as one flat array, which the
 /// compiler vectorizes. Most operations on activations and parameters take it, and for
 /// tiny tensors it removes most of the fixed cost of an operation.
 template <typename T, typename F> Tensor flat_run(DType dtype, F f, const Tensor& a) {
     Tensor out = empty(a.shape(), dtype);
-    T* result = out.data_ptr<T>();
-    const T* x = a.data_ptr<T>();
-    const std::int64_t n = out.numel();
-    for (std::int64_t k = 0; k < n; ++k) {
-        result[k] = f(x[k]);
-    }
+    flat_loop(out.data_ptr<T>(), a.data_ptr<T>(), out.numel(), f);
     return out;
 }
 
 template <typename T, typename F> Tensor flat_run(DType dtype, F f, const Tensor& a, const Tensor& b) {
     Tensor out = empty(a.shape(), dtype);
-    T* result = out.data_ptr<T>();
-    const T* x = a.data_ptr<T>();
-    const T* y = b.data_ptr<T>();
-    const std::int64_t n = out.numel();
-    for (std::int64_t k = 0; k < n; ++k) {
-        result[k] = f(x[k], y[k]);
-    }
+    flat_loop(out.data_ptr<T>(), a.data_ptr<T>(), b.data_ptr<T>(), out.numel(), f);
     return out;
 }
 

@@ -16,7 +16,9 @@
 
 namespace kael::detail {
 
-inline float fast_exp(float x) {
+// Always inlined: as a call, it is one element per call again, which is what it exists to
+// avoid. GCC's inliner otherwise gives up on it in translation units with many kernels.
+[[gnu::always_inline]] inline float fast_exp(float x) {
     // exp(x) = 2^n * exp(r) with n = round(x / ln 2) and r = x - n ln 2 in [-ln2/2, ln2/2].
     constexpr float kLog2e = 1.44269504088896341f;
     // ln 2 split in two so that n * kLn2High is exact (Cody and Waite's reduction).
@@ -56,7 +58,7 @@ inline float fast_exp(float x) {
 }
 
 /// e^x: the vectorizable fast_exp for float, std::exp for double.
-template <typename T> T exponential(T x) {
+template <typename T> [[gnu::always_inline]] inline T exponential(T x) {
     if constexpr (std::is_same_v<T, float>) {
         return fast_exp(x);
     } else {

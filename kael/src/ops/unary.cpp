@@ -8,6 +8,7 @@
 #include "internal/clamp.h"
 #include "internal/elementwise.h"
 #include "internal/fast_exp.h"
+#include "internal/gelu.h"
 #include "internal/integer_math.h"
 #include "kael/ops/binary.h"
 
@@ -122,19 +123,11 @@ Tensor gelu(const Tensor& t, std::string_view approximate) {
                      "gelu: approximate must be 'none' or 'tanh', got '" << approximate << "'");
     if (approximate == "tanh") {
         return detail::unary_kernel<Dtypes::Floating>(t, t.dtype(), "gelu", []<typename T>() {
-            // 0.5 x (1 + tanh(sqrt(2 / pi) (x + 0.044715 x^3)))
-            constexpr T kBeta = static_cast<T>(std::numbers::sqrt2 * std::numbers::inv_sqrtpi);
-            constexpr T kKappa = static_cast<T>(0.044715);
-            return [](T x) {
-                const T inner = kBeta * (x + kKappa * x * x * x);
-                return T{0.5} * x * (T{1} + std::tanh(inner));
-            };
+            return [](T x) { return detail::gelu_tanh(x); };
         });
     }
     return detail::unary_kernel<Dtypes::Floating>(t, t.dtype(), "gelu", []<typename T>() {
-        // x Phi(x) = 0.5 x (1 + erf(x / sqrt(2)))
-        constexpr T kInvSqrt2 = static_cast<T>(1 / std::numbers::sqrt2);
-        return [](T x) { return T{0.5} * x * (T{1} + std::erf(x * kInvSqrt2)); };
+        return [](T x) { return detail::gelu_exact(x); };
     });
 }
 
