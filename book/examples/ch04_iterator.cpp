@@ -428,6 +428,23 @@ int main() {
         const Tensor sum = a.T() + b;
         std::cout << "a.T() + b (chapter 05's add) has strides " << kael::to_string(sum.strides())
                   << '\n';
+        // What the contiguous rule costs: when every input is transposed, PyTorch's result
+        // is transposed too and all three operands stream in memory order; kael's result is
+        // row-major, so both inputs are read across rows. 16 MB per operand, beyond cache.
+        const Tensor p = kael::rand({2048, 2048});
+        const Tensor q = kael::rand({2048, 2048});
+        const auto time_sum = [](const Tensor& x, const Tensor& y) {
+            const TensorIterator loop =
+                TensorIteratorConfig().declare_output(DType::F32).add_input(x).add_input(y).build();
+            return best_microseconds(
+                [&] { kael::run_typed<float, float, float>(loop, [](float u, float v) { return u + v; }); });
+        };
+        const double in_order = time_sum(p, q);
+        const double across = time_sum(p.T(), q.T());
+        std::cout << std::fixed << std::setprecision(0);
+        std::cout << "[2048, 2048] p + q:      " << in_order << " us\n";
+        std::cout << "[2048, 2048] p.T + q.T:  " << across << " us (" << std::setprecision(1)
+                  << across / in_order << "x)\n";
     }
 
     section("fast-path");
