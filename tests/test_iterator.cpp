@@ -126,12 +126,47 @@ TEST(TensorIterator, BroadcastInputsGetStrideZero) {
               "loop shape [1000, 1000]; byte strides: out [4000, 4], in0 [4000, 4], in1 [0, 4]");
 }
 
-TEST(TensorIterator, TransposedInputKeepsTwoDimensions) {
+TEST(TensorIterator, TransposedIntoContiguousKeepsTwoDimensions) {
+    // A contiguous output decides the order, so the transposed input is read across rows
+    // and nothing merges.
     const Tensor t = kael::zeros({3, 4}).transpose(0, 1);
-    TensorIterator iter = TensorIteratorConfig().declare_output(DType::F32).add_input(t).build();
+    TensorIterator iter = TensorIteratorConfig().add_output(kael::empty({4, 3})).add_input(t).build();
     EXPECT_EQ(iter.shape(), (Shape{4, 3}));
     EXPECT_EQ(iter.byte_strides(0), (Strides{12, 4}));
     EXPECT_EQ(iter.byte_strides(1), (Strides{4, 16}));
+}
+
+TEST(TensorIterator, DeclaredOutputFollowsTheInputsLayout) {
+    // A declared output does not exist when the order is decided, so the inputs decide it
+    // and the output is allocated in that order, as in PyTorch: a transposed input gives a
+    // transposed result, and the whole loop is one run in memory order.
+    const Tensor t = kael::zeros({3, 4}).transpose(0, 1);  // [4, 3], strides [1, 4]
+    TensorIterator iter = TensorIteratorConfig().declare_output(DType::F32).add_input(t).build();
+    EXPECT_EQ(iter.output().strides(), (Strides{1, 4}));
+    EXPECT_EQ(iter.shape(), (Shape{12}));
+    EXPECT_EQ(iter.byte_strides(0), (Strides{4}));
+    EXPECT_EQ(iter.byte_strides(1), (Strides{4}));
+
+    // With mixed layouts the first input that tells two dimensions apart decides.
+    const Tensor b = kael::zeros({4, 3});
+    const auto strides_of = [](const Tensor& x, const Tensor& y) {
+        return TensorIteratorConfig().declare_output(DType::F32).add_input(x).add_input(y).build().output().strides();
+    };
+    EXPECT_EQ(strides_of(t, b), (Strides{1, 4}));
+    EXPECT_EQ(strides_of(b, t), (Strides{3, 1}));
+
+    // Contiguous and broadcast inputs give exactly the contiguous strides, size-1
+    // dimensions included.
+    EXPECT_EQ(strides_of(kael::zeros({2, 1, 3}), kael::zeros({3})), (Strides{3, 3, 1}));
+    // Inputs that share one dense layout hand it to the output exactly, the stride of a
+    // size-1 dimension included (PyTorch gives (1, 2, 2) too).
+    const Tensor p = kael::zeros({3, 1, 2}).permute({2, 1, 0});  // [2, 1, 3], strides [1, 2, 2]
+    EXPECT_EQ(strides_of(p, p), (Strides{1, 2, 2}));
+    // Broadcasting against a permuted layout: the permuted input decides the order, the
+    // broadcast one has no say (PyTorch: (1, 30, 6) for both).
+    const Tensor q = kael::zeros({4, 5, 6}).permute({2, 0, 1});  // [6, 4, 5], strides [1, 30, 6]
+    EXPECT_EQ(strides_of(q, kael::zeros({5})), (Strides{1, 30, 6}));
+    EXPECT_EQ(strides_of(q, kael::zeros({6, 1, 1})), (Strides{1, 30, 6}));
 }
 
 TEST(TensorIterator, ReordersSoTheInnerLoopStepsTheLeastMemory) {

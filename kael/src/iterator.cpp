@@ -1,5 +1,6 @@
 #include "kael/iterator.h"
 
+#include <algorithm>
 #include <sstream>
 #include <utility>
 
@@ -31,31 +32,106 @@ TensorIteratorConfig& TensorIteratorConfig::allow_mixed_input_dtypes() {
 
 namespace {
 
-// Operand strides in bytes over the broadcast shape: missing leading dimensions and
-// stretched size-1 dimensions get stride 0, so every position reads the same element.
+// Operand strides in bytes over the broadcast shape. Missing leading dimensions and
+// stretched size-1 dimensions get stride 0, so every position reads the same element. A
+// size-1 dimension that is not stretched keeps its stride: it never steps, but as in
+// PyTorch it still takes part in deciding the memory order of a new output.
 Strides broadcast_byte_strides(const Tensor& t, const Shape& shape) {
     Strides strides(shape.size(), 0);
     const std::size_t lead = shape.size() - t.shape().size();
     const std::int64_t size = element_size(t.dtype());
     for (std::size_t i = 0; i < t.shape().size(); ++i) {
-        if (t.shape()[i] != 1) {
+        if (t.shape()[i] == shape[lead + i]) {
             strides[lead + i] = t.strides()[i] * size;
         }
     }
     return strides;
 }
 
-// True when dimension `outer` should move inside dimension `inner`: the first operand
-// whose strides tell the two apart decides, and the larger stride goes outside. Stride 0
-// (broadcast) says nothing about memory order, so it is skipped.
-bool should_swap(const std::vector<Strides>& strides, std::size_t outer, std::size_t inner) {
+// Which of two dimensions `a` and `b` should be the inner one, the one whose steps are
+// smaller in memory.
+enum class Inner { A, B, Unknown };
+
+// Asks the operands in order; the first one with an opinion decides. The dimension with
+// the smaller stride goes inside. A stride of 0 (broadcast) says nothing about memory
+// order, so that operand is skipped. Equal strides (possible with size-1 dimensions) put
+// the smaller dimension inside if that means a swap, and otherwise ask the next operand.
+// These are PyTorch's rules, so that new outputs get PyTorch's layouts.
+Inner inner_of(const std::vector<Strides>& strides, const Shape& shape, std::size_t a, std::size_t b) {
     for (const Strides& s : strides) {
-        if (s[outer] == 0 || s[inner] == 0 || s[outer] == s[inner]) {
+        if (s[a] == 0 || s[b] == 0) {
             continue;
         }
-        return s[outer] < s[inner];
+        if (s[a] != s[b]) {
+            return s[a] < s[b] ? Inner::A : Inner::B;
+        }
+        if (shape[a] > shape[b]) {
+            return Inner::B;
+        }
     }
-    return false;
+    return Inner::Unknown;
+}
+
+// The dimensions in memory order, innermost first, decided by `inner_of`. An insertion
+// sort that starts from the logical order (last dimension innermost) and inserts each
+// further-out dimension: it moves inward past every dimension that should be outside it,
+// looks past the ones it cannot compare with, and stops at the first that should stay
+// inside it. With a handful of dimensions the quadratic cost is nothing, and unlike
+// std::sort it copes with "cannot tell".
+std::vector<std::size_t> memory_order(const std::vector<Strides>& strides, const Shape& shape) {
+    const std::size_t n = shape.size();
+    std::vector<std::size_t> order(n);
+    for (std::size_t i = 0; i < n; ++i) {
+        order[i] = n - 1 - i;
+    }
+    for (std::size_t i = 1; i < n; ++i) {
+        std::size_t moving = i;  // where the dimension being inserted is now
+        for (std::size_t j = i; j-- > 0;) {
+            const Inner inner = inner_of(strides, shape, order[j], order[moving]);
+            if (inner == Inner::B) {
+                std::swap(order[j], order[moving]);
+                moving = j;
+            } else if (inner == Inner::A) {
+                break;
+            }
+        }
+    }
+    return order;
+}
+
+// The layout of a new output, in elements, by PyTorch's rules. When every input has the
+// loop shape, two shortcuts come first: all contiguous gives a contiguous output, and one
+// dense layout shared by all (a transpose of the same shape, say) is copied exactly.
+// Otherwise the output is laid out in `order` (innermost first): each dimension steps
+// over all the ones inside it.
+Strides output_strides(const std::vector<Tensor>& inputs, const Shape& shape,
+                       const std::vector<std::size_t>& order) {
+    const auto all = [&](auto predicate) { return std::all_of(inputs.begin(), inputs.end(), predicate); };
+    if (all([&](const Tensor& t) { return t.shape() == shape; })) {
+        if (all([](const Tensor& t) { return t.is_contiguous(); })) {
+            return contiguous_strides(shape);
+        }
+        if (all([&](const Tensor& t) {
+                return t.strides() == inputs.front().strides() && is_non_overlapping_and_dense(t);
+            })) {
+            return inputs.front().strides();
+        }
+    }
+    Strides strides(shape.size(), 0);
+    std::int64_t step = 1;
+    for (const std::size_t d : order) {
+        strides[d] = step;
+        step *= shape[d];
+    }
+    return strides;
+}
+
+// A new tensor with the given layout, over storage of exactly its elements.
+Tensor empty_with_strides(const Shape& shape, const Strides& strides, DType dtype) {
+    if (strides == contiguous_strides(shape)) {
+        return empty(shape, dtype);
+    }
+    return empty({numel(shape)}, dtype).as_strided(shape, strides, 0);
 }
 
 }  // namespace
@@ -81,8 +157,6 @@ TensorIterator TensorIteratorConfig::build() {
         input_shapes.push_back(output_->shape());
     }
     const Shape shape = broadcast_shapes(input_shapes);
-
-    TensorIterator iter;
     if (output_) {
         KAEL_CHECK_VALUE(output_->shape() == shape,
                          "output with shape " << to_string(output_->shape())
@@ -90,53 +164,54 @@ TensorIterator TensorIteratorConfig::build() {
                                               << to_string(shape));
         KAEL_CHECK(output_->device() == Device::CPU, "the CPU iterator got an output on "
                                                          << output_->device());
-        iter.operands_.push_back(*output_);
-    } else {
-        iter.operands_.push_back(empty(shape, *declared_dtype_));
     }
+
+    // The memory order: an added output has its say first; a declared one does not exist
+    // yet, so the inputs decide alone, and the output is then allocated in that order.
+    std::vector<Strides> strides;
+    if (output_) {
+        strides.push_back(broadcast_byte_strides(*output_, shape));
+    }
+    for (const Tensor& input : inputs_) {
+        strides.push_back(broadcast_byte_strides(input, shape));
+    }
+    const std::vector<std::size_t> order = memory_order(strides, shape);
+
+    TensorIterator iter;
+    const Tensor output =
+        output_ ? *output_
+                : empty_with_strides(shape, output_strides(inputs_, shape, order), *declared_dtype_);
+    iter.operands_.push_back(output);
     iter.operands_.insert(iter.operands_.end(), inputs_.begin(), inputs_.end());
-    for (const Tensor& operand : iter.operands_) {
-        iter.strides_.push_back(broadcast_byte_strides(operand, shape));
+    if (!output_) {
+        strides.insert(strides.begin(), broadcast_byte_strides(output, shape));
     }
 
-    // A size-1 dimension has one index and never steps, so it says nothing about memory
-    // order and has nothing to merge: leave it out of the loop altogether.
-    std::vector<std::size_t> order;
-    for (std::size_t d = 0; d < shape.size(); ++d) {
-        if (shape[d] != 1) {
-            order.push_back(d);
-        }
-    }
-
-    // Reorder: outermost dimension first, the one stepping the least memory last, so the
-    // inner loop walks memory forward in the smallest steps (insertion sort: stable, and
-    // the number of dimensions is small).
-    for (std::size_t i = 1; i < order.size(); ++i) {
-        for (std::size_t j = i; j > 0 && should_swap(iter.strides_, order[j - 1], order[j]); --j) {
-            std::swap(order[j - 1], order[j]);
-        }
-    }
-
-    // Coalesce: merge an outer dimension into the inner one next to it whenever, for every
-    // operand, stepping once along the outer dimension equals stepping across the whole
-    // inner one. The merged dimension then steps like the inner one.
+    // Coalesce: walk the dimensions from the outermost in, and merge each into the one
+    // before it whenever, for every operand, stepping once along the outer dimension
+    // equals stepping across the whole inner one. The merged dimension then steps like the
+    // inner one. A size-1 dimension has one index and never steps: it is left out.
     Shape merged_shape;
-    std::vector<Strides> merged(iter.strides_.size());
-    for (const std::size_t d : order) {
+    std::vector<Strides> merged(strides.size());
+    for (auto it = order.rbegin(); it != order.rend(); ++it) {
+        const std::size_t d = *it;
         const std::int64_t size = shape[d];
+        if (size == 1) {
+            continue;
+        }
         bool merge = !merged_shape.empty();
         for (std::size_t op = 0; merge && op < merged.size(); ++op) {
-            merge = merged[op].back() == iter.strides_[op][d] * size;
+            merge = merged[op].back() == strides[op][d] * size;
         }
         if (merge) {
             for (std::size_t op = 0; op < merged.size(); ++op) {
-                merged[op].back() = iter.strides_[op][d];
+                merged[op].back() = strides[op][d];
             }
             merged_shape.back() *= size;
         } else {
             merged_shape.push_back(size);
             for (std::size_t op = 0; op < merged.size(); ++op) {
-                merged[op].push_back(iter.strides_[op][d]);
+                merged[op].push_back(strides[op][d]);
             }
         }
     }

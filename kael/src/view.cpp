@@ -371,6 +371,29 @@ MemOverlap has_internal_overlap(const Tensor& t) {
     return MemOverlap::No;
 }
 
+bool is_non_overlapping_and_dense(const Tensor& t) {
+    if (t.is_contiguous()) {
+        return true;  // empty tensors included
+    }
+    // Walk the dimensions that step from the smallest stride up: each must step exactly
+    // over everything inside it.
+    std::vector<std::pair<std::int64_t, std::int64_t>> steps;  // (stride, size)
+    for (std::size_t i = 0; i < t.shape().size(); ++i) {
+        if (t.shape()[i] > 1) {
+            steps.emplace_back(t.strides()[i], t.shape()[i]);
+        }
+    }
+    std::sort(steps.begin(), steps.end());
+    std::int64_t expected = 1;
+    for (const auto& [stride, size] : steps) {
+        if (stride != expected) {
+            return false;
+        }
+        expected *= size;
+    }
+    return true;
+}
+
 bool may_partially_overlap(const Tensor& a, const Tensor& b) {
     if (a.numel() == 0 || b.numel() == 0 || !a.shares_storage(b)) {
         return false;

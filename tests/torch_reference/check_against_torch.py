@@ -476,6 +476,10 @@ def layout_cases():
             for dtype in ("float32", "float64", "int64"):
                 other = ("float32", "float64", "int64", "bool")[int(rng.integers(0, 4))] if round_ % 2 else dtype
                 case("add", [a_shape, b_shape], [dtype, other], {"alpha": "1"}, torch.add)
+                case("add_strides", [a_shape, b_shape], [dtype, other], {}, lambda a, b: torch.tensor((a + b).stride()))
+                case("lt_strides", [a_shape, b_shape], [dtype, other], {}, lambda a, b: torch.tensor((a < b).stride()))
+                case("where_strides", [a_shape, b_shape, a_shape[-1:]], ["bool", dtype, other], {},
+                     lambda c, a, b: torch.tensor(torch.where(c, a, b).stride()))
                 case("mul", [a_shape, b_shape], [dtype, other], {}, torch.mul)
                 case("maximum", [a_shape, b_shape], [dtype, dtype], {}, torch.maximum)
                 case("lt", [a_shape, b_shape], [dtype, other], {}, torch.lt)
@@ -484,6 +488,8 @@ def layout_cases():
                 case("add_", [a_shape, b_shape], ["float64", other], {}, lambda a, b: a.clone().add_(b))
             shape = a_shape
             case("exp", [shape], ["float32"], {}, torch.exp)
+            case("exp_strides", [shape], ["float32"], {}, lambda a: torch.tensor(torch.exp(a).stride()))
+            case("exp_strides", [shape], ["int64"], {}, lambda a: torch.tensor(torch.exp(a).stride()))
             case("to", [shape], ["float64"], {"dtype": "int64"}, lambda a: a.to(torch.int64))
             case("transpose_contiguous", [shape], ["int64"], {"a": "0", "b": str(len(shape) - 1)},
                  lambda a, n=len(shape): a.transpose(0, n - 1).contiguous())
@@ -494,6 +500,12 @@ def layout_cases():
             case("cumsum", [shape], ["float64"], {"dim": "-1"}, lambda a: torch.cumsum(a, -1))
             case("softmax", [shape], ["float64"], {"dim": "0"}, lambda a: torch.softmax(a, 0))
             case("argmax", [shape], ["float64"], {"dim": "-1"}, lambda a: torch.argmax(a, -1))
+        # A new result takes the layout of its inputs, as in PyTorch: same-shape operands
+        # with no size-1 dimension, where the order of the dimensions is never ambiguous.
+        for shape in ((4, 5), (2, 3, 4), (3, 2, 4, 5)):
+            for other_dtype in ("float32", "float64"):
+                case("add_strides", [shape, shape], ["float32", other_dtype], {},
+                     lambda a, b: torch.tensor((a + b).stride()))
         for a_shape, b_shape in (((5, 7), (7, 3)), ((2, 5, 7), (7, 3)), ((2, 5, 7), (2, 7, 3)), ((40, 70), (70, 30))):
             for dtype in ("float32", "float64", "int64"):
                 case("matmul", [a_shape, b_shape], [dtype, dtype], {}, torch.matmul)

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "exercise.h"
+#include "kael/broadcast.h"
 #include "kael/error.h"
 #include "kael/factory.h"
 #include "kael/iterator.h"
@@ -137,8 +138,9 @@ Tensor random_input(std::mt19937& rng, const Shape& shape, DType dtype) {
 }
 
 TEST(Coalesce, MatchesTheIteratorOnRandomLayouts) {
-    // With a contiguous declared output the iterator keeps the dimensions in order, so its
-    // loop is exactly the coalesced loop of the broadcast byte strides.
+    // With a contiguous output the iterator keeps the dimensions in order (the output
+    // decides first), so its loop is exactly the coalesced loop of the broadcast byte
+    // strides.
     std::mt19937 rng(404);
     const auto pick = [&](int low, int high) {
         return std::uniform_int_distribution<int>(low, high)(rng);
@@ -151,13 +153,15 @@ TEST(Coalesce, MatchesTheIteratorOnRandomLayouts) {
         }
         const DType input_dtype = pick(0, 1) == 0 ? DType::F32 : DType::I64;
         kael::TensorIteratorConfig config;
-        config.declare_output(pick(0, 1) == 0 ? DType::F32 : DType::F64);
         std::vector<Tensor> inputs;
+        std::vector<Shape> input_shapes;
         const int count = pick(1, 3);
         for (int k = 0; k < count; ++k) {
             inputs.push_back(random_input(rng, shape, input_dtype));
+            input_shapes.push_back(inputs.back().shape());
             config.add_input(inputs.back());
         }
+        config.add_output(kael::empty(kael::broadcast_shapes(input_shapes), pick(0, 1) == 0 ? DType::F32 : DType::F64));
         const kael::TensorIterator iter = config.build();
 
         // The inputs may not cover every dimension of `shape`: the loop is their broadcast.

@@ -33,6 +33,12 @@ enum class MemOverlap {
 /// add_(1) to an expanded tensor would add 1 to one element several times.
 [[nodiscard]] MemOverlap has_internal_overlap(const Tensor& t);
 
+/// True when the elements of `t` fill a block of memory exactly, each once, in some order
+/// of its dimensions: a contiguous tensor with its dimensions permuted, such as a
+/// transpose. PyTorch calls this "non-overlapping and dense"; such a layout can be given
+/// to a new tensor of the same shape (chapter 04's iterator does, for results).
+[[nodiscard]] bool is_non_overlapping_and_dense(const Tensor& t);
+
 /// True when `a` and `b` share storage and their reachable bytes intersect without being
 /// the identical layout. Conservative: true may also be returned for interleaved layouts
 /// that never touch the same element.

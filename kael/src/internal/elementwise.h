@@ -17,6 +17,20 @@ namespace kael::detail {
 /// Which dtypes a kernel is compiled for.
 enum class Dtypes { All, NoBool, Floating };
 
+/// `t` converted to `dtype` for a kernel's loop. Like `to`, except that the memory order of
+/// a non-contiguous `t` is kept, as PyTorch's conversions keep it: a transposed float32
+/// input promoted to float64 stays transposed, so the result of the operation is
+/// transposed too, as it would have been without the promotion. The new tensor is laid
+/// out by the iterator's own rule for new outputs.
+inline Tensor cast_keeping_layout(const Tensor& t, DType dtype) {
+    if (t.dtype() == dtype || t.is_contiguous()) {
+        return t.to(dtype);
+    }
+    Tensor converted = TensorIteratorConfig().declare_output(dtype).add_input(t).build().output();
+    converted.copy_(t);
+    return converted;
+}
+
 /// Throws TypeError when either operand of a subtraction is Bool. PyTorch refuses these
 /// too, for sub and sub_ alike: for masks, logical_xor or logical_not says what is meant.
 void check_no_bool_operand(DType a, DType b);
@@ -90,7 +104,7 @@ Tensor unary_kernel(const Tensor& t, DType dtype, std::string_view op, Make&& ma
         } else {
             config.declare_output(compute);
         }
-        const TensorIterator iter = config.add_input(t.to(compute)).build();
+        const TensorIterator iter = config.add_input(cast_keeping_layout(t, compute)).build();
         run_typed<T, T>(iter, make.template operator()<T>());
         return iter.output();
     });
@@ -113,7 +127,8 @@ Tensor binary_kernel(const Tensor& a, const Tensor& b, DType dtype, std::string_
         } else {
             config.declare_output(compute);
         }
-        const TensorIterator iter = config.add_input(a.to(compute)).add_input(b.to(compute)).build();
+        const TensorIterator iter =
+            config.add_input(cast_keeping_layout(a, compute)).add_input(cast_keeping_layout(b, compute)).build();
         run_typed<T, T, T>(iter, make.template operator()<T>());
         return iter.output();
     });
@@ -125,8 +140,8 @@ Tensor compare_kernel(const Tensor& a, const Tensor& b, DType dtype, std::string
     return dispatch_for<Dtypes::All>(dtype, op, [&]<typename T>() {
         const TensorIterator iter = TensorIteratorConfig()
                                         .declare_output(DType::Bool)
-                                        .add_input(a.to(dtype))
-                                        .add_input(b.to(dtype))
+                                        .add_input(cast_keeping_layout(a, dtype))
+                                        .add_input(cast_keeping_layout(b, dtype))
                                         .build();
         run_typed<std::uint8_t, T, T>(iter, make.template operator()<T>());
         return iter.output();

@@ -32,7 +32,7 @@ template <typename Compare> Tensor compare(const Tensor& t, Scalar s, const char
 }
 
 // The truth value of each element as Bool: non-zero (and NaN) is true.
-Tensor truth(const Tensor& t) { return t.to(DType::Bool); }
+Tensor truth(const Tensor& t) { return detail::cast_keeping_layout(t, DType::Bool); }
 
 template <typename Logic> Tensor logical(const Tensor& a, const Tensor& b, const char* op, Logic) {
     return detail::compare_kernel(truth(a), truth(b), DType::Bool, op, []<typename T>() {
@@ -93,8 +93,8 @@ Tensor where(const Tensor& condition, const Tensor& a, const Tensor& b) {
         const TensorIterator iter = TensorIteratorConfig()
                                         .declare_output(dtype)
                                         .add_input(condition)
-                                        .add_input(a.to(dtype))
-                                        .add_input(b.to(dtype))
+                                        .add_input(detail::cast_keeping_layout(a, dtype))
+                                        .add_input(detail::cast_keeping_layout(b, dtype))
                                         .allow_mixed_input_dtypes()
                                         .build();
         run_typed<T, std::uint8_t, T, T>(iter, [](std::uint8_t c, T x, T y) { return c != 0 ? x : y; });
