@@ -323,4 +323,20 @@ TEST(Overlap, PartialOverlapBetweenTensors) {
     EXPECT_FALSE(kael::may_partially_overlap(t.slice(0, 3, 3), t));
 }
 
+TEST(Overlap, NonOverlappingAndDense) {
+    const Tensor grid = kael::zeros({2, 3, 4});
+    EXPECT_TRUE(kael::is_non_overlapping_and_dense(grid));
+    // Any permutation of a contiguous layout fills the same block exactly once.
+    EXPECT_TRUE(kael::is_non_overlapping_and_dense(grid.permute({2, 0, 1})));
+    EXPECT_TRUE(kael::is_non_overlapping_and_dense(grid.transpose(0, 2).unsqueeze(1)));
+    // A slice with a step leaves gaps; an expanded dimension repeats elements; a
+    // narrowed row leaves the rest of its block unused.
+    EXPECT_FALSE(kael::is_non_overlapping_and_dense(grid.slice(2, 0, 4, 2)));
+    EXPECT_FALSE(kael::is_non_overlapping_and_dense(kael::zeros({3}).expand({2, 3})));
+    EXPECT_FALSE(kael::is_non_overlapping_and_dense(grid.transpose(0, 1).narrow(2, 0, 3)));
+    // A narrowed outermost dimension is still one dense block, only a shorter one.
+    EXPECT_TRUE(kael::is_non_overlapping_and_dense(grid.narrow(0, 1, 1).transpose(1, 2)));
+    EXPECT_TRUE(kael::is_non_overlapping_and_dense(kael::zeros({0, 3}).T()));
+}
+
 }  // namespace

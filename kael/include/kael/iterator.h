@@ -31,7 +31,8 @@ public:
     /// check first that it can be written (no expanded dimensions) and that no input partly
     /// overlaps it, as the in-place operations of chapter 05 do.
     TensorIteratorConfig& add_output(const Tensor& out);
-    /// Lets the iterator allocate a contiguous output of `dtype` with the broadcast shape.
+    /// Lets the iterator allocate the output, of `dtype` with the broadcast shape, laid out
+    /// in the inputs' memory order as PyTorch does (contiguous when the inputs are).
     TensorIteratorConfig& declare_output(DType dtype);
     /// Adds an input; inputs broadcast against each other.
     TensorIteratorConfig& add_input(const Tensor& input);
