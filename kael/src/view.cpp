@@ -345,22 +345,34 @@ Tensor Tensor::detach() const { return as_strided(shape(), strides(), offset());
 
 // ---- overlap ----------------------------------------------------------------------------------
 
-MemOverlap has_internal_overlap(const Tensor& t) {
-    if (t.is_contiguous()) {
-        return MemOverlap::No;
-    }
-    // Sort the dimensions that step (size > 1) by stride. If each stride is larger than
-    // the furthest reach of all smaller-stride dimensions, no two positions can meet.
-    std::vector<std::pair<std::int64_t, std::int64_t>> steps;  // (stride, size)
+namespace {
+
+// The dimensions that step (size above 1) as (stride, size) pairs, smallest stride first.
+// Size-1 dimensions are left out: their stride never moves anything.
+std::vector<std::pair<std::int64_t, std::int64_t>> steps_by_stride(const Tensor& t) {
+    std::vector<std::pair<std::int64_t, std::int64_t>> steps;
     for (std::size_t i = 0; i < t.shape().size(); ++i) {
         if (t.shape()[i] > 1) {
-            if (t.strides()[i] == 0) {
-                return MemOverlap::Yes;
-            }
             steps.emplace_back(t.strides()[i], t.shape()[i]);
         }
     }
     std::sort(steps.begin(), steps.end());
+    return steps;
+}
+
+}  // namespace
+
+MemOverlap has_internal_overlap(const Tensor& t) {
+    if (t.is_contiguous()) {
+        return MemOverlap::No;
+    }
+    // A dimension that steps with stride 0 names one element several times. Otherwise, if
+    // each stride is larger than the furthest reach of all smaller-stride dimensions, no
+    // two positions can meet.
+    const auto steps = steps_by_stride(t);
+    if (!steps.empty() && steps.front().first == 0) {
+        return MemOverlap::Yes;
+    }
     std::int64_t reach = 0;  // the largest offset the smaller dimensions can add
     for (const auto& [stride, size] : steps) {
         if (stride <= reach) {
@@ -375,17 +387,9 @@ bool is_non_overlapping_and_dense(const Tensor& t) {
     if (t.is_contiguous()) {
         return true;  // empty tensors included
     }
-    // Walk the dimensions that step from the smallest stride up: each must step exactly
-    // over everything inside it.
-    std::vector<std::pair<std::int64_t, std::int64_t>> steps;  // (stride, size)
-    for (std::size_t i = 0; i < t.shape().size(); ++i) {
-        if (t.shape()[i] > 1) {
-            steps.emplace_back(t.strides()[i], t.shape()[i]);
-        }
-    }
-    std::sort(steps.begin(), steps.end());
+    // From the smallest stride up, each dimension must step exactly over everything inside it.
     std::int64_t expected = 1;
-    for (const auto& [stride, size] : steps) {
+    for (const auto& [stride, size] : steps_by_stride(t)) {
         if (stride != expected) {
             return false;
         }

@@ -2,13 +2,13 @@
 
 main holds the final library. A file enters the tree at the stage that the manifest
 (chapters/stages.toml) says introduces it, and inside a file, whole-line markers decide
-which lines exist at which stage:
+which lines exist at which stage (shown here in quotes, so that this text is not itself
+read as markers):
 
-    //> stage 9            the lines up to the matching close exist from stage 9 on
-    //< stage 9
-    //> until 9            the lines up to the matching close exist only before stage 9;
-    //| old code           each one is written commented out, after "//| ", so the final
-    //< until 9            build ignores it
+    "//> stage 9" ... "//< stage 9"   the lines between exist from stage 9 on
+    "//> until 9" ... "//< until 9"   the lines between exist only before stage 9; each is
+                                      written commented out, after "//| ", so the final
+                                      build ignores it
 
 CMake, Python and TOML files use "#" instead of "//". The parser is strict: every
 malformed, unbalanced or pointless marker is an error that names the file and line.

@@ -476,9 +476,10 @@ def layout_cases():
             for dtype in ("float32", "float64", "int64"):
                 other = ("float32", "float64", "int64", "bool")[int(rng.integers(0, 4))] if round_ % 2 else dtype
                 case("add", [a_shape, b_shape], [dtype, other], {"alpha": "1"}, torch.add)
-                case("add_strides", [a_shape, b_shape], [dtype, other], {}, lambda a, b: torch.tensor((a + b).stride()))
-                case("lt_strides", [a_shape, b_shape], [dtype, other], {}, lambda a, b: torch.tensor((a < b).stride()))
-                case("where_strides", [a_shape, b_shape, a_shape[-1:]], ["bool", dtype, other], {},
+                case("strides", [a_shape, b_shape], [dtype, other], {"of": "add", "alpha": "1"},
+                     lambda a, b: torch.tensor((a + b).stride()))
+                case("strides", [a_shape, b_shape], [dtype, other], {"of": "lt"}, lambda a, b: torch.tensor((a < b).stride()))
+                case("strides", [a_shape, b_shape, a_shape[-1:]], ["bool", dtype, other], {"of": "where"},
                      lambda c, a, b: torch.tensor(torch.where(c, a, b).stride()))
                 case("mul", [a_shape, b_shape], [dtype, other], {}, torch.mul)
                 case("maximum", [a_shape, b_shape], [dtype, dtype], {}, torch.maximum)
@@ -488,8 +489,8 @@ def layout_cases():
                 case("add_", [a_shape, b_shape], ["float64", other], {}, lambda a, b: a.clone().add_(b))
             shape = a_shape
             case("exp", [shape], ["float32"], {}, torch.exp)
-            case("exp_strides", [shape], ["float32"], {}, lambda a: torch.tensor(torch.exp(a).stride()))
-            case("exp_strides", [shape], ["int64"], {}, lambda a: torch.tensor(torch.exp(a).stride()))
+            for dtype in ("float32", "int64"):
+                case("strides", [shape], [dtype], {"of": "exp"}, lambda a: torch.tensor(torch.exp(a).stride()))
             case("to", [shape], ["float64"], {"dtype": "int64"}, lambda a: a.to(torch.int64))
             case("transpose_contiguous", [shape], ["int64"], {"a": "0", "b": str(len(shape) - 1)},
                  lambda a, n=len(shape): a.transpose(0, n - 1).contiguous())
@@ -504,7 +505,7 @@ def layout_cases():
         # with no size-1 dimension, where the order of the dimensions is never ambiguous.
         for shape in ((4, 5), (2, 3, 4), (3, 2, 4, 5)):
             for other_dtype in ("float32", "float64"):
-                case("add_strides", [shape, shape], ["float32", other_dtype], {},
+                case("strides", [shape, shape], ["float32", other_dtype], {"of": "add", "alpha": "1"},
                      lambda a, b: torch.tensor((a + b).stride()))
         for a_shape, b_shape in (((5, 7), (7, 3)), ((2, 5, 7), (7, 3)), ((2, 5, 7), (2, 7, 3)), ((40, 70), (70, 30))):
             for dtype in ("float32", "float64", "int64"):

@@ -277,23 +277,6 @@ std::map<std::string, Op> operations() {
         self.masked_fill_(in[1], scalar_param(p, "value"));
         return self;
     };
-    // The strides of an element-wise result, as int64: the layout a new output gets.
-    ops["add_strides"] = [](const auto& in, const auto&) {
-        const Tensor sum = kael::add(in[0], in[1]);
-        return kael::from_vector(std::vector<std::int64_t>(sum.strides().begin(), sum.strides().end()));
-    };
-    ops["exp_strides"] = [](const auto& in, const auto&) {
-        const Tensor e = kael::exp(in[0]);
-        return kael::from_vector(std::vector<std::int64_t>(e.strides().begin(), e.strides().end()));
-    };
-    ops["where_strides"] = [](const auto& in, const auto&) {
-        const Tensor w = kael::where(in[0], in[1], in[2]);
-        return kael::from_vector(std::vector<std::int64_t>(w.strides().begin(), w.strides().end()));
-    };
-    ops["lt_strides"] = [](const auto& in, const auto&) {
-        const Tensor c = kael::lt(in[0], in[1]);
-        return kael::from_vector(std::vector<std::int64_t>(c.strides().begin(), c.strides().end()));
-    };
     // Factories take no inputs.
     ops["arange"] = [](const auto&, const auto& p) {
         return kael::arange(number(p, "start", 0), number(p, "end", 0), number(p, "step", 1), parse_dtype(p.at("dtype")));
@@ -303,6 +286,12 @@ std::map<std::string, Op> operations() {
     };
     ops["eye"] = [](const auto&, const auto& p) { return kael::eye(integer(p, "n", 0), parse_dtype(p.at("dtype"))); };
     ops["to"] = [](const auto& in, const auto& p) { return in[0].to(parse_dtype(p.at("dtype"))); };
+    // "strides of=OP": the strides of OP's result, as int64, for the layout a new output gets.
+    const std::map<std::string, Op> plain = ops;
+    ops["strides"] = [plain](const auto& in, const auto& p) {
+        const Tensor result = plain.at(p.at("of"))(in, p);
+        return kael::from_vector(std::vector<std::int64_t>(result.strides().begin(), result.strides().end()));
+    };
     return ops;
 }
 

@@ -17,6 +17,16 @@ namespace kael::detail {
 /// Which dtypes a kernel is compiled for.
 enum class Dtypes { All, NoBool, Floating };
 
+/// Runs a one-input iterator as a conversion: each output element is its input element
+/// converted with convert_value. copy_ and cast_keeping_layout share it.
+inline void run_conversion(const TensorIterator& iter) {
+    dispatch(iter.output().dtype(), [&]<typename Out>() {
+        dispatch(iter.operand(1).dtype(), [&]<typename In>() {
+            run_typed<Out, In>(iter, [](In x) { return convert_value<Out>(x); });
+        });
+    });
+}
+
 /// `t` converted to `dtype` for a kernel's loop. Like `to`, except that the memory order of
 /// a non-contiguous `t` is kept, as PyTorch's conversions keep it: a transposed float32
 /// input promoted to float64 stays transposed, so the result of the operation is
@@ -26,9 +36,9 @@ inline Tensor cast_keeping_layout(const Tensor& t, DType dtype) {
     if (t.dtype() == dtype || t.is_contiguous()) {
         return t.to(dtype);
     }
-    Tensor converted = TensorIteratorConfig().declare_output(dtype).add_input(t).build().output();
-    converted.copy_(t);
-    return converted;
+    const TensorIterator iter = TensorIteratorConfig().declare_output(dtype).add_input(t).build();
+    run_conversion(iter);
+    return iter.output();
 }
 
 /// Throws TypeError when either operand of a subtraction is Bool. PyTorch refuses these
@@ -57,7 +67,8 @@ inline bool reads_flat(const Tensor& t, const Shape& shape, DType dtype) {
 
 // The loops of flat_run, flattened like the iterator's inner loops in kael/kernels.h:
 // the element function and everything it calls are inlined, so the loop vectorizes.
-template <typename T, typename F> [[gnu::flatten]] void flat_loop(T* result, const T* x, std::int64_t n, F& f) {
+template <typename T, typename F>
+[[gnu::flatten]] void flat_loop(T* result, const T* x, std::int64_t n, F& f) {
     for (std::int64_t k = 0; k < n; ++k) {
         result[k] = f(x[k]);
     }
@@ -127,8 +138,9 @@ Tensor binary_kernel(const Tensor& a, const Tensor& b, DType dtype, std::string_
         } else {
             config.declare_output(compute);
         }
-        const TensorIterator iter =
-            config.add_input(cast_keeping_layout(a, compute)).add_input(cast_keeping_layout(b, compute)).build();
+        const TensorIterator iter = config.add_input(cast_keeping_layout(a, compute))
+                                        .add_input(cast_keeping_layout(b, compute))
+                                        .build();
         run_typed<T, T, T>(iter, make.template operator()<T>());
         return iter.output();
     });

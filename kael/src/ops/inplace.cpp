@@ -130,13 +130,7 @@ Tensor& Tensor::zero_() { return fill_(0); }
 Tensor& Tensor::copy_(const Tensor& src) {
     return in_place(*this, "copy_", dtype(), [&] {
         const Tensor source = detail::without_partial_aliasing(*this, src);
-        dispatch(dtype(), [&]<typename Out>() {
-            dispatch(source.dtype(), [&]<typename In>() {
-                const TensorIterator iter =
-                    TensorIteratorConfig().add_output(*this).add_input(source).allow_mixed_input_dtypes().build();
-                run_typed<Out, In>(iter, [](In x) { return convert_value<Out>(x); });
-            });
-        });
+        detail::run_conversion(TensorIteratorConfig().add_output(*this).add_input(source).build());
     });
 }
 
