@@ -74,7 +74,7 @@ TEST(TypedErrors, InvariantViolationsArePlainErrors) {
     impl->shape = {2};
     impl->strides = {1};
     try {
-        (void)kael::Tensor::from_impl(impl);
+        (void)kael::Tensor::from_impl(std::move(impl));
         FAIL() << "an impl that reads past its storage was accepted";
     } catch (const kael::ValueError&) {
         FAIL() << "out-of-storage layout should be a plain kael::Error";

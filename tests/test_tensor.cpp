@@ -100,13 +100,39 @@ TEST(Tensor, CloneOfStridedTensorIsContiguous) {
 
 TEST(Tensor, FromImplValidates) {
     EXPECT_THROW(Tensor::from_impl(nullptr), kael::Error);
+    const auto impl_over = [](std::int64_t nbytes) {
+        auto impl = std::make_shared<kael::TensorImpl>();
+        impl->storage = std::make_shared<kael::Storage>(nbytes);
+        impl->shape = {2, 3};
+        impl->strides = {3, 1};
+        return impl;
+    };
+    EXPECT_THROW(Tensor::from_impl(impl_over(23)), kael::Error);  // needs 24 bytes
+    EXPECT_NO_THROW(Tensor::from_impl(impl_over(24)));
+}
+
+// A second owner of the impl could change its layout after validate() accepted it, so
+// from_impl takes only the sole reference, and impl() hands out a read-only one.
+TEST(Tensor, ValidatedLayoutCannotBeChangedFromOutside) {
     auto impl = std::make_shared<kael::TensorImpl>();
-    impl->storage = std::make_shared<kael::Storage>(23);
-    impl->shape = {2, 3};
-    impl->strides = {3, 1};
-    EXPECT_THROW(Tensor::from_impl(impl), kael::Error);  // needs 24 bytes
     impl->storage = std::make_shared<kael::Storage>(24);
-    EXPECT_NO_THROW(Tensor::from_impl(impl));
+    impl->shape = {6};
+    impl->strides = {1};
+    const auto kept = impl;  // the copy that could rewrite the strides later
+    EXPECT_THROW(Tensor::from_impl(impl), kael::Error);
+    EXPECT_EQ(impl.use_count(), 2);  // nothing was taken over
+
+    const Tensor t = kael::arange(0, 6);
+    static_assert(std::is_same_v<decltype(t.impl()), std::shared_ptr<const kael::TensorImpl>>);
+    static_assert(!std::is_assignable_v<decltype((t.impl()->strides)), kael::Strides>);
+    // The last element of the extent is checked too: an offset at the top of int64 cannot
+    // wrap around to a small byte count.
+    auto far = std::make_shared<kael::TensorImpl>();
+    far->storage = std::make_shared<kael::Storage>(8);
+    far->shape = {1};
+    far->strides = {1};
+    far->offset = std::numeric_limits<std::int64_t>::max();
+    EXPECT_THROW(Tensor::from_impl(std::move(far)), kael::ValueError);
 }
 
 TEST(Tensor, Queries) {

@@ -14,7 +14,13 @@ Tensor::Tensor(std::shared_ptr<TensorImpl> impl) : impl_(std::move(impl)) {
     impl_->validate();
 }
 
-Tensor Tensor::from_impl(std::shared_ptr<TensorImpl> impl) { return Tensor(std::move(impl)); }
+Tensor Tensor::from_impl(std::shared_ptr<TensorImpl> impl) {
+    // A second owner of the impl could rewrite its strides after validate() passed them.
+    KAEL_CHECK(impl == nullptr || impl.use_count() == 1,
+               "from_impl needs the only reference to the impl (pass std::move(impl)); it has "
+                   << impl.use_count() << " owners");
+    return Tensor(std::move(impl));
+}
 
 std::int64_t Tensor::size(std::int64_t dim) const { return shape()[dim_position(dim, this->dim())]; }
 

@@ -16,7 +16,8 @@ void check_fits_in_storage(const TensorImpl& impl) {
         last_element = detail::checked_add(last_element, extent, "tensor extent");
     }
     const std::int64_t bytes_needed =
-        detail::checked_mul(last_element + 1, element_size(impl.dtype), "tensor extent in bytes");
+        detail::checked_mul(detail::checked_add(last_element, 1, "tensor extent"),
+                            element_size(impl.dtype), "tensor extent in bytes");
     KAEL_CHECK(bytes_needed <= impl.storage->nbytes(),
                "tensor with shape " << to_string(impl.shape) << ", strides "
                                     << to_string(impl.strides) << ", offset " << impl.offset

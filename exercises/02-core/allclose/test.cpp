@@ -22,7 +22,7 @@ Tensor transposed_arange() {
     auto impl = std::make_shared<kael::TensorImpl>(*kael::arange(0, 6).to(DType::F64).impl());
     impl->shape = {3, 2};
     impl->strides = {1, 3};
-    return Tensor::from_impl(impl);
+    return Tensor::from_impl(std::move(impl));
 }
 
 TEST(Allclose, EqualTensorsAreClose) {

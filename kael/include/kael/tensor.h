@@ -29,7 +29,9 @@ namespace kael {
 class Tensor {
 public:
     /// Wraps an impl after validating it. The only way to turn an impl into a Tensor.
-    /// Throws kael::Error for a null impl, and whatever validate() throws.
+    /// The caller hands over the only reference (`from_impl(std::move(impl))`): a copy
+    /// kept elsewhere could change the impl after it was checked. Throws kael::Error for a
+    /// null or shared impl, and whatever validate() throws.
     static Tensor from_impl(std::shared_ptr<TensorImpl> impl);
 
     // ---- Queries ----------------------------------------------------------------------
@@ -67,8 +69,12 @@ public:
     [[nodiscard]] bool shares_storage(const Tensor& other) const noexcept {
         return impl_->storage == other.impl_->storage;
     }
-    /// The impl, for library code that builds new tensors from this one.
-    [[nodiscard]] const std::shared_ptr<TensorImpl>& impl() const noexcept { return impl_; }
+    /// The impl, read-only, for library code that builds new tensors from this one. It is
+    /// const so that no caller can change a validated layout behind validate()'s back; the
+    /// storage it points to stays writable, as the elements of any tensor are.
+    [[nodiscard]] std::shared_ptr<const TensorImpl> impl() const noexcept { return impl_; }
+    /// How many Tensor handles (and other owners) share this tensor's impl.
+    [[nodiscard]] long use_count() const noexcept { return impl_.use_count(); }
 
     // ---- Element access ---------------------------------------------------------------
 
