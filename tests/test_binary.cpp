@@ -102,6 +102,21 @@ TEST(Binary, FloorDivideAndRemainderFollowPython) {
     EXPECT_EQ(values<double>(kael::floor_divide(doubles({1, -1}), doubles({0, 0}))), (std::vector<double>{kInf, -kInf}));
 }
 
+// Python's reflected 3 // t and 3 % t: the number on the left, promoted by the Scalar rules
+// (an integer number keeps an integer tensor's dtype, a float number makes it float32).
+TEST(Binary, NumberOnTheLeftOfFloorDivideAndRemainder) {
+    const Tensor d = kael::floor_divide(7, ints({2, -2, 3}));
+    EXPECT_EQ(d.dtype(), DType::I64);
+    EXPECT_EQ(values<I>(d), (std::vector<I>{3, -4, 2}));
+    const Tensor r = kael::remainder(7, ints({2, -2, 3}));
+    EXPECT_EQ(values<I>(r), (std::vector<I>{1, -1, 1}));
+    const Tensor f = kael::remainder(7.5, ints({2, -2}));
+    EXPECT_EQ(f.dtype(), DType::F32);
+    EXPECT_EQ(values<float>(f), (std::vector<float>{1.5f, -0.5f}));
+    EXPECT_EQ(kael::floor_divide(1, doubles({0.5})).dtype(), DType::F64);
+    EXPECT_THROW((void)kael::floor_divide(1, ints({0})), kael::Error);
+}
+
 TEST(Binary, IntegerDivisionByZeroThrows) {
     EXPECT_THROW((void)kael::floor_divide(ints({1, 2}), ints({1, 0})), kael::Error);
     EXPECT_THROW((void)kael::remainder(ints({1}), 0), kael::Error);

@@ -54,6 +54,27 @@ TEST(Indexing, ScatterAddAccumulatesRepeatedPositions) {
     EXPECT_THROW((void)kael::scatter_add(kael::zeros({3}), 0, ints({0}), kael::ones({1}, DType::F64)), kael::TypeError);
 }
 
+// Only the index's extent of src is read, so src may be larger than the index (PyTorch's
+// rule: index no larger than src anywhere, nor than self outside dim).
+TEST(Indexing, ScatterAddReadsOnlyTheIndexExtentOfSrc) {
+    const Tensor src = kael::arange(1, 7, 1, DType::F32).view({2, 3});  // [[1, 2, 3], [4, 5, 6]]
+    const Tensor index = kael::from_vector({I{2}, I{0}}, {1, 2});
+    const Tensor out = kael::scatter_add(kael::zeros({3, 3}), 0, index, src);
+    EXPECT_EQ(values<float>(out), (std::vector<float>{0, 2, 0, 0, 0, 0, 1, 0, 0}));
+    // Exactly as large as src passes; one larger fails, in either dimension.
+    EXPECT_NO_THROW((void)kael::scatter_add(kael::zeros({3, 3}), 0, kael::zeros({2, 3}, DType::I64), src));
+    EXPECT_THROW((void)kael::scatter_add(kael::zeros({3, 4}), 0, kael::zeros({2, 4}, DType::I64), src),
+                 kael::ValueError);
+    EXPECT_THROW((void)kael::scatter_add(kael::zeros({3, 3}), 0, kael::zeros({3, 1}, DType::I64), src),
+                 kael::ValueError);
+    // Outside dim, the index may not be larger than self either.
+    EXPECT_THROW((void)kael::scatter_add(kael::zeros({3, 1}), 0, kael::zeros({1, 2}, DType::I64), src),
+                 kael::ValueError);
+    // An empty index adds nothing and checks no shapes.
+    EXPECT_EQ(values<float>(kael::scatter_add(kael::ones({2}), 0, kael::zeros({0}, DType::I64), kael::ones({5}))),
+              (std::vector<float>{1, 1}));
+}
+
 TEST(Indexing, MaskedFill) {
     const Tensor mask = kael::from_vector({true, false, true});
     EXPECT_EQ(values<I>(kael::masked_fill(ints({1, 2, 3}), mask, -1)), (std::vector<I>{-1, 2, -1}));
@@ -62,7 +83,12 @@ TEST(Indexing, MaskedFill) {
     EXPECT_EQ(values<float>(scores)[1], -1e9f);
     EXPECT_EQ(values<float>(scores)[3], 0.0f);
     EXPECT_THROW((void)kael::masked_fill(ints({1}), ints({1}), 0), kael::TypeError);
-    EXPECT_THROW((void)kael::masked_fill(ints({1}), kael::from_vector({true, false}), 0), kael::ValueError);
+    // Out of place, input and mask broadcast together, as in PyTorch: the result takes the
+    // broadcast shape. Shapes that do not broadcast are refused.
+    const Tensor wider = kael::masked_fill(ints({7}), kael::from_vector({true, false}), 0);
+    EXPECT_EQ(wider.shape(), (kael::Shape{2}));
+    EXPECT_EQ(values<I>(wider), (std::vector<I>{0, 7}));
+    EXPECT_THROW((void)kael::masked_fill(ints({1, 2, 3}), kael::from_vector({true, false}), 0), kael::ValueError);
 }
 
 TEST(Indexing, TrilAndTriu) {
@@ -91,6 +117,19 @@ TEST(Join, CatPromotesAndChecksSizes) {
     EXPECT_THROW((void)kael::cat({square(), ints({1})}), kael::ValueError);
     EXPECT_THROW((void)kael::cat({square(), kael::zeros({3, 2}, DType::I64)}, 0), kael::ValueError);
     EXPECT_THROW((void)kael::cat({}), kael::ValueError);
+}
+
+// A 1-d tensor with no elements is skipped by the shape checks, as PyTorch does, but its
+// dtype still takes part in the promotion.
+TEST(Join, CatSkipsLegacyEmptyTensors) {
+    const Tensor joined = kael::cat({kael::zeros({0}, DType::F64), square(), kael::zeros({0})}, 1);
+    EXPECT_EQ(joined.shape(), (Shape{3, 3}));
+    EXPECT_EQ(joined.dtype(), DType::F64);
+    EXPECT_EQ(kael::cat({kael::zeros({0}), kael::zeros({0})}).shape(), (Shape{0}));
+    // Only the 1-d empty tensor is special: [0, 3] is an ordinary 2-d tensor.
+    EXPECT_EQ(kael::cat({kael::zeros({0, 3}, DType::I64), square()}).shape(), (Shape{3, 3}));
+    EXPECT_THROW((void)kael::cat({kael::zeros({0, 2}, DType::I64), square()}), kael::ValueError);
+    EXPECT_THROW((void)kael::cat({kael::zeros({0}), kael::scalar(1)}), kael::ValueError);
 }
 
 TEST(Join, StackAddsADimension) {

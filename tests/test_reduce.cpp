@@ -92,6 +92,48 @@ TEST(Reduce, EmptyReductions) {
     EXPECT_EQ(kael::logsumexp(kael::zeros({1, 0}), {1}).item<float>(), -std::numeric_limits<float>::infinity());
 }
 
+// The message names the shape the user passed, not a rearrangement made for the loops.
+TEST(Reduce, EmptyDimensionMessageShowsTheUsersShape) {
+    const std::string message = message_of([] { (void)kael::max(kael::zeros({0, 3}), 0); });
+    EXPECT_NE(message.find("shape [0, 3]"), std::string::npos) << message;
+    EXPECT_EQ(kael::max(kael::zeros({3, 0}), 0).values.shape(), (Shape{0}));  // nothing to reduce into
+}
+
+// PyTorch has no argmax or argmin for bool tensors (max and min of a bool tensor work).
+TEST(Reduce, ArgmaxRefusesBool) {
+    const Tensor flags = kael::from_vector({false, true});
+    EXPECT_THROW((void)kael::argmax(flags), kael::TypeError);
+    EXPECT_THROW((void)kael::argmin(flags, 0), kael::TypeError);
+    EXPECT_EQ(kael::max(flags, 0).indices.item<I>(), 1);
+    EXPECT_EQ(kael::argmax(flags.to(DType::I64)).item<I>(), 1);
+}
+
+// Reductions read strided inputs in place, in memory order; the results equal those of the
+// same values laid out contiguously.
+TEST(Reduce, StridedInputsGiveTheContiguousResults) {
+    const Tensor base = kael::randn({6, 5, 4}, DType::F64);
+    const Tensor permuted = base.permute({2, 0, 1});               // [4, 6, 5]
+    const Tensor stepped = base.slice(0, 0, 6, 2).slice(2, 1, 4);  // [3, 5, 3], strides [40, 4, 1]
+    const Tensor broadcast = kael::randn({5, 1}, DType::F64).expand({5, 7});
+    for (const Tensor& t : {permuted, stepped, broadcast}) {
+        const Tensor dense = t.contiguous();
+        for (const kael::Dims& dims : {kael::Dims{0}, kael::Dims{1}, kael::Dims{0, 1}, kael::Dims{}, kael::Dims{-1}}) {
+            const auto near = [&](const Tensor& a, const Tensor& b) {
+                ASSERT_EQ(a.shape(), b.shape());
+                const auto x = values<double>(a);
+                const auto y = values<double>(b);
+                for (std::size_t i = 0; i < x.size(); ++i) {
+                    EXPECT_NEAR(x[i], y[i], 1e-12) << "dims " << kael::to_string(dims);
+                }
+            };
+            near(kael::sum(t, dims), kael::sum(dense, dims));
+            near(kael::mean(t, dims, true), kael::mean(dense, dims, true));
+            near(kael::amax(t, dims), kael::amax(dense, dims));
+            near(kael::prod(t, dims), kael::prod(dense, dims));
+        }
+    }
+}
+
 TEST(Reduce, MeanNeedsFloatingPoint) {
     EXPECT_EQ(values<double>(kael::mean(matrix(), {0})), (std::vector<double>{2.5, 3.5, 4.5}));
     EXPECT_THROW((void)kael::mean(kael::from_vector({I{1}})), kael::TypeError);

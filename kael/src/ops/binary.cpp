@@ -212,6 +212,10 @@ Tensor floor_divide(const Tensor& t, Scalar s) {
     return floor_divide(t, scalar(s, result_dtype(t, s)));
 }
 
+Tensor floor_divide(Scalar s, const Tensor& t) {
+    return floor_divide(scalar(s, result_dtype(t, s)), t);
+}
+
 Tensor remainder(const Tensor& a, const Tensor& b) {
     return detail::binary_kernel<Dtypes::NoBool>(a, b, result_dtype(a, b), "remainder", []<typename T>() {
         return [](T x, T y) {
@@ -226,6 +230,7 @@ Tensor remainder(const Tensor& a, const Tensor& b) {
 }
 
 Tensor remainder(const Tensor& t, Scalar s) { return remainder(t, scalar(s, result_dtype(t, s))); }
+Tensor remainder(Scalar s, const Tensor& t) { return remainder(scalar(s, result_dtype(t, s)), t); }
 
 // ---- powers --------------------------------------------------------------------------------------
 

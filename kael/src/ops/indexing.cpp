@@ -123,11 +123,20 @@ Tensor gather(const Tensor& t, std::int64_t dim, const Tensor& index) {
 Tensor scatter_add(const Tensor& t, std::int64_t dim, const Tensor& index, const Tensor& src) {
     check_index_dtype(index, "scatter_add");
     KAEL_CHECK_TYPE(src.dtype() == t.dtype(), "scatter_add expects src of dtype " << t.dtype() << ", got " << src.dtype());
-    KAEL_CHECK_VALUE(src.shape() == index.shape(), "scatter_add expects src and index of the same shape, got "
-                                                       << to_string(src.shape()) << " and " << to_string(index.shape()));
     const std::int64_t d = wrap_dim(dim, t.dim());
-    check_gather_shapes(t, d, index, "scatter_add");
     Tensor out = t.clone();
+    if (index.numel() == 0) {
+        return out;  // nothing to add; PyTorch checks no shapes either
+    }
+    check_gather_shapes(t, d, index, "scatter_add");
+    // Only the index's extent of src is read, so src may be larger than index, as in PyTorch.
+    KAEL_CHECK_VALUE(src.dim() == index.dim(), "scatter_add: src has " << src.dim() << " dimensions but index has "
+                                                                        << index.dim());
+    for (std::int64_t i = 0; i < index.dim(); ++i) {
+        KAEL_CHECK_VALUE(index.size(i) <= src.size(i), "scatter_add: index of shape " << to_string(index.shape())
+                                                           << " is larger than src of shape " << to_string(src.shape())
+                                                           << " at dimension " << i);
+    }
     const auto axis = static_cast<std::size_t>(d);
     dispatch(t.dtype(), [&]<typename T>() {
         for_each_index(index, [&](Index position, std::int64_t value) {
@@ -151,9 +160,10 @@ Tensor scatter_add(const Tensor& t, std::int64_t dim, const Tensor& index, const
 
 Tensor masked_fill(const Tensor& t, const Tensor& mask, Scalar value) {
     KAEL_CHECK_TYPE(mask.dtype() == DType::Bool, "masked_fill expects a bool mask, got dtype " << mask.dtype());
-    KAEL_CHECK_VALUE(is_broadcastable_to(mask.shape(), t.shape()),
-                     "masked_fill: mask of shape " << to_string(mask.shape()) << " cannot be broadcast to shape "
-                                                   << to_string(t.shape()));
+    // Out of place, the input and the mask broadcast together, as in PyTorch; only
+    // masked_fill_ must keep the input's shape. broadcast_shapes names both shapes when
+    // they do not fit together.
+    (void)broadcast_shapes(mask.shape(), t.shape());
     return where(mask, scalar(value, t.dtype()), t);
 }
 

@@ -8,15 +8,31 @@
 #include "kael/kernels.h"
 
 namespace kael {
+namespace {
+
+// A 1-d tensor with no elements joins anything: PyTorch skips these "legacy" empty tensors
+// (an old way to write "nothing yet") when it checks and joins shapes.
+bool is_legacy_empty(const Tensor& t) { return t.dim() == 1 && t.size(0) == 0; }
+
+}  // namespace
 
 Tensor cat(const std::vector<Tensor>& tensors, std::int64_t dim) {
     KAEL_CHECK_VALUE(!tensors.empty(), "cat expects a non-empty list of tensors");
-    const Tensor& first = tensors.front();
-    KAEL_CHECK_VALUE(first.dim() > 0, "cat cannot join 0-d tensors; use stack");
+    for (std::size_t i = 0; i < tensors.size(); ++i) {
+        KAEL_CHECK_VALUE(tensors[i].dim() > 0, "cat cannot join 0-d tensors (tensor " << i << " is 0-d); use stack");
+    }
+    // The shapes are checked against the first tensor that is not skipped (if all are, the
+    // result is empty like them). Every dtype counts for the result, skipped ones included.
+    const auto joined = std::find_if(tensors.begin(), tensors.end(), [](const Tensor& t) { return !is_legacy_empty(t); });
+    const Tensor& first = joined == tensors.end() ? tensors.front() : *joined;
+    const DType dtype = result_dtype(tensors);
     const std::int64_t d = wrap_dim(dim, first.dim());
     Shape shape = first.shape();
     std::int64_t total = 0;
     for (const Tensor& t : tensors) {
+        if (is_legacy_empty(t)) {
+            continue;
+        }
         KAEL_CHECK_VALUE(t.dim() == first.dim(), "cat expects tensors with the same number of dimensions, got "
                                                      << to_string(first.shape()) << " and " << to_string(t.shape()));
         for (std::int64_t i = 0; i < t.dim(); ++i) {
@@ -28,9 +44,12 @@ Tensor cat(const std::vector<Tensor>& tensors, std::int64_t dim) {
         total += t.size(d);
     }
     shape[static_cast<std::size_t>(d)] = total;
-    Tensor out = empty(shape, result_dtype(tensors));
+    Tensor out = empty(shape, dtype);
     std::int64_t offset = 0;
     for (const Tensor& t : tensors) {
+        if (is_legacy_empty(t)) {
+            continue;
+        }
         out.narrow(d, offset, t.size(d)).copy_(t);
         offset += t.size(d);
     }

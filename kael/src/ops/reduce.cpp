@@ -1,7 +1,8 @@
-// Reductions. Every reduction is planned the same way: the input is arranged so that the
-// elements reduced into one result are either one contiguous run ("inner": summing rows)
-// or one element of each of several contiguous rows ("outer": summing columns), and a
-// small Reducer says how to start, add an element, merge partial results and finish.
+// Reductions. Most are a small Reducer (how to start, add an element, merge two partial
+// results and finish) run over the input in place, through its strides, in memory order:
+// the elements reduced into one result are either runs (summing rows) or one element of
+// each of several runs (summing columns). The few that need each result's elements in
+// index order (argmax's first position, var's two passes) read contiguous runs instead.
 #include "kael/ops/reduce.h"
 
 #include <algorithm>
@@ -17,72 +18,99 @@ namespace {
 
 // ---- planning --------------------------------------------------------------------------------
 
-struct Plan {
-    Tensor input;          // contiguous, in the layout the loops below read
-    Shape result_shape;    // the shape of the result (with or without kept dims)
-    std::int64_t outputs;  // how many results
-    std::int64_t length;   // how many elements each result reduces
-    bool outer;            // input is [length][outputs] instead of [outputs][length]
+// What a reduction computes, whatever the input's layout: which dimensions are reduced, the
+// result's shape, how many results and how many elements each one reduces.
+struct Reduction {
+    std::vector<bool> reduced;  // one flag per input dimension
+    Shape result_shape;         // with or without the kept size-1 dimensions
+    std::int64_t outputs;       // how many results
+    std::int64_t length;        // how many elements each result reduces
 };
 
-std::vector<bool> reduced_dims(const Tensor& t, const Dims& dims) {
+Reduction describe(const Tensor& t, const Dims& dims, bool keepdim) {
     const auto ndim = static_cast<std::size_t>(t.dim());
-    std::vector<bool> reduced(ndim, dims.empty());
+    Reduction r{std::vector<bool>(ndim, dims.empty()), {}, 1, 1};
     for (const std::int64_t dim : dims) {
         const std::int64_t d = wrap_dim(dim, t.dim());
         if (ndim == 0) {
             continue;  // a 0-d tensor accepts dim 0 or -1 and has nothing to reduce
         }
         const auto position = static_cast<std::size_t>(d);
-        KAEL_CHECK_VALUE(!reduced[position], "dim " << d << " appears more than once in the list of dims "
-                                                    << to_string(dims));
-        reduced[position] = true;
+        KAEL_CHECK_VALUE(!r.reduced[position], "dim " << d << " appears more than once in the list of dims "
+                                                      << to_string(dims));
+        r.reduced[position] = true;
     }
-    return reduced;
-}
-
-Plan plan_reduction(const Tensor& t, const Dims& dims, bool keepdim, bool allow_outer) {
-    const std::vector<bool> reduced = reduced_dims(t, dims);
-    Shape result_shape;
-    std::int64_t outputs = 1;
-    std::int64_t length = 1;
-    std::vector<std::int64_t> kept_order;
-    std::vector<std::int64_t> reduced_order;
-    for (std::size_t i = 0; i < reduced.size(); ++i) {
+    for (std::size_t i = 0; i < ndim; ++i) {
         const std::int64_t size = t.shape()[i];
-        if (reduced[i]) {
-            reduced_order.push_back(static_cast<std::int64_t>(i));
-            length *= size;
+        if (r.reduced[i]) {
+            r.length *= size;
             if (keepdim) {
-                result_shape.push_back(1);
+                r.result_shape.push_back(1);
             }
         } else {
-            kept_order.push_back(static_cast<std::int64_t>(i));
-            outputs *= size;
-            result_shape.push_back(size);
+            r.outputs *= size;
+            r.result_shape.push_back(size);
         }
     }
-    // Which layout can be read as it is? Reducing the trailing dimensions of a contiguous
-    // tensor reads contiguous runs; reducing the leading ones reads whole rows at a time.
-    const auto all_before_any_other = [&](bool value) {
-        const auto first_other = std::find(reduced.begin(), reduced.end(), !value);
-        return std::find(first_other, reduced.end(), value) == reduced.end();
-    };
-    if (t.is_contiguous() && all_before_any_other(false)) {
-        return Plan{t, result_shape, outputs, length, false};
-    }
-    if (allow_outer && t.is_contiguous() && all_before_any_other(true)) {
-        return Plan{t, result_shape, outputs, length, true};
-    }
-    std::vector<std::int64_t> order = kept_order;
-    order.insert(order.end(), reduced_order.begin(), reduced_order.end());
-    return Plan{t.permute(order).contiguous(), result_shape, outputs, length, false};
+    return r;
 }
 
-void check_not_empty(const Plan& plan, const char* op) {
-    KAEL_CHECK_INDEX(plan.length > 0 || plan.outputs == 0,
+// The messages show the user's shape, never a rearranged one.
+void check_not_empty(const Tensor& t, const Reduction& r, const char* op) {
+    KAEL_CHECK_INDEX(r.length > 0 || r.outputs == 0,
                      op << "(): cannot reduce over an empty dimension because the operation has no "
-                           "identity; the input has shape " << to_string(plan.input.shape()));
+                           "identity; the input has shape " << to_string(t.shape()));
+}
+
+// The loops a reduction runs over its input, read in place through its strides. As the
+// element-wise iterator does (chapter 04), the dimensions are put in memory order, the
+// smallest input stride innermost, and neighbours that step like one dimension are merged:
+// sum(a.T(), {1}) then reads a's memory front to back, exactly like sum(a, {0}).
+struct ReductionLoops {
+    std::vector<std::int64_t> sizes;           // outermost first
+    std::vector<std::int64_t> input_strides;   // in elements
+    std::vector<std::int64_t> result_strides;  // in results; 0 along a reduced dimension
+};
+
+ReductionLoops memory_order_loops(const Tensor& t, const Reduction& r) {
+    // Each kept dimension steps through the results in row-major order.
+    std::vector<std::int64_t> result_stride(r.reduced.size(), 0);
+    std::int64_t step = 1;
+    for (std::size_t i = r.reduced.size(); i-- > 0;) {
+        if (!r.reduced[i]) {
+            result_stride[i] = step;
+            step *= t.shape()[i];
+        }
+    }
+    std::vector<std::size_t> order;
+    for (std::size_t i = 0; i < r.reduced.size(); ++i) {
+        if (t.shape()[i] != 1) {
+            order.push_back(i);  // a size-1 dimension is never stepped along
+        }
+    }
+    std::stable_sort(order.begin(), order.end(),
+                     [&](std::size_t a, std::size_t b) { return t.strides()[a] > t.strides()[b]; });
+    ReductionLoops loops;
+    for (const std::size_t i : order) {
+        const std::int64_t size = t.shape()[i];
+        const std::int64_t input = t.strides()[i];
+        const std::int64_t result = result_stride[i];
+        // The previous (outer) loop and this one step like one longer loop: merge them.
+        if (!loops.sizes.empty() && loops.input_strides.back() == input * size &&
+            loops.result_strides.back() == result * size) {
+            loops.sizes.back() *= size;
+            loops.input_strides.back() = input;
+            loops.result_strides.back() = result;
+            continue;
+        }
+        loops.sizes.push_back(size);
+        loops.input_strides.push_back(input);
+        loops.result_strides.push_back(result);
+    }
+    if (loops.sizes.empty()) {  // one element: a loop of length 1
+        loops = {{1}, {1}, {0}};
+    }
+    return loops;
 }
 
 // ---- running a reducer ------------------------------------------------------------------------
@@ -114,30 +142,83 @@ typename Reducer::Acc reduce_run(const T* x, std::int64_t n, const Reducer& r) {
     return total;
 }
 
+// Reduces n elements `stride` apart. A contiguous run takes reduce_run's vector path.
+template <typename T, typename Reducer>
+typename Reducer::Acc reduce_strided_run(const T* x, std::int64_t n, std::int64_t stride, const Reducer& r) {
+    if (stride == 1) {
+        return reduce_run(x, n, r);
+    }
+    typename Reducer::Acc total = r.init();
+    for (std::int64_t i = 0; i < n; ++i) {
+        total = r.step(total, x[i * stride]);
+    }
+    return total;
+}
+
+// Runs a reducer over t in place. One accumulator per result; the innermost loop either
+// reduces a run into one accumulator (the innermost dimension is reduced: summing rows) or
+// adds one element into each of a run of accumulators (it is kept: summing columns, every
+// read still a sweep through memory).
 template <typename T, typename Out, typename Reducer>
-Tensor run_reduction(const Plan& plan, DType out_dtype, const Reducer& r) {
-    Tensor result = empty(plan.result_shape, out_dtype);
-    Out* out = result.data_ptr<Out>();
-    const T* in = plan.input.data_ptr<T>();
-    if (!plan.outer) {
-        for (std::int64_t o = 0; o < plan.outputs; ++o) {
-            out[o] = r.finish(reduce_run(in + o * plan.length, plan.length, r), plan.length);
+Tensor run_reduction(const Tensor& t, const Reduction& reduction, DType out_dtype, const Reducer& r) {
+    using Acc = typename Reducer::Acc;
+    std::vector<Acc> acc(static_cast<std::size_t>(reduction.outputs), r.init());
+    if (t.numel() > 0) {
+        const ReductionLoops loops = memory_order_loops(t, reduction);
+        const std::size_t inner = loops.sizes.size() - 1;
+        const std::int64_t n = loops.sizes[inner];
+        const std::int64_t in_step = loops.input_strides[inner];
+        const std::int64_t out_step = loops.result_strides[inner];
+        const T* x = t.data_ptr<T>();
+        Acc* results = acc.data();
+        std::vector<std::int64_t> index(inner, 0);  // the position in the outer loops
+        std::int64_t in = 0;
+        std::int64_t out = 0;
+        bool done = false;
+        while (!done) {
+            if (out_step == 0) {
+                results[out] = r.merge(results[out], reduce_strided_run(x + in, n, in_step, r));
+            } else {
+                for (std::int64_t j = 0; j < n; ++j) {
+                    results[out + j * out_step] = r.step(results[out + j * out_step], x[in + j * in_step]);
+                }
+            }
+            // Advance the outer loops like an odometer, innermost first.
+            done = true;
+            for (std::size_t d = inner; d-- > 0;) {
+                if (++index[d] < loops.sizes[d]) {
+                    in += loops.input_strides[d];
+                    out += loops.result_strides[d];
+                    done = false;
+                    break;
+                }
+                index[d] = 0;
+                in -= (loops.sizes[d] - 1) * loops.input_strides[d];
+                out -= (loops.sizes[d] - 1) * loops.result_strides[d];
+            }
         }
-        return result;
     }
-    // Column-wise: one accumulator per result, updated row by row, so every read is a
-    // contiguous sweep of a row.
-    std::vector<typename Reducer::Acc> acc(static_cast<std::size_t>(plan.outputs), r.init());
-    for (std::int64_t i = 0; i < plan.length; ++i) {
-        const T* row = in + i * plan.outputs;
-        for (std::int64_t o = 0; o < plan.outputs; ++o) {
-            acc[static_cast<std::size_t>(o)] = r.step(acc[static_cast<std::size_t>(o)], row[o]);
-        }
-    }
-    for (std::int64_t o = 0; o < plan.outputs; ++o) {
-        out[o] = r.finish(acc[static_cast<std::size_t>(o)], plan.length);
+    Tensor result = empty(reduction.result_shape, out_dtype);
+    Out* values = result.data_ptr<Out>();
+    for (std::size_t o = 0; o < acc.size(); ++o) {
+        values[o] = r.finish(acc[o], reduction.length);
     }
     return result;
+}
+
+// For the reductions that read each result's elements in index order (the first position
+// of an extreme, the two passes of var): t arranged so that those elements form one
+// contiguous run per result, copied only when t is not already laid out that way.
+Tensor as_runs(const Tensor& t, const Reduction& r) {
+    std::vector<std::int64_t> order;
+    for (const bool reduced_pass : {false, true}) {  // kept dimensions first, then reduced
+        for (std::size_t i = 0; i < r.reduced.size(); ++i) {
+            if (r.reduced[i] == reduced_pass) {
+                order.push_back(static_cast<std::int64_t>(i));
+            }
+        }
+    }
+    return t.permute(order).contiguous();
 }
 
 // ---- reducers -----------------------------------------------------------------------------------
@@ -237,39 +318,40 @@ template <typename T, bool any> struct TruthReducer {
 DType sum_dtype(DType dtype) { return is_floating_point(dtype) ? dtype : DType::I64; }
 
 Tensor sum_like(const Tensor& t, const Dims& dims, bool keepdim, bool product) {
-    const Plan plan = plan_reduction(t, dims, keepdim, true);
+    const Reduction reduction = describe(t, dims, keepdim);
     const DType out_dtype = sum_dtype(t.dtype());
     return dispatch(t.dtype(), [&]<typename T>() {
         using Out = std::conditional_t<std::is_floating_point_v<T>, T, std::int64_t>;
-        return product ? run_reduction<T, Out>(plan, out_dtype, ProdReducer<T, Out>{})
-                       : run_reduction<T, Out>(plan, out_dtype, SumReducer<T, Out>{});
+        return product ? run_reduction<T, Out>(t, reduction, out_dtype, ProdReducer<T, Out>{})
+                       : run_reduction<T, Out>(t, reduction, out_dtype, SumReducer<T, Out>{});
     });
 }
 
 template <bool largest> Tensor extreme_values(const Tensor& t, const Dims& dims, bool keepdim, const char* op) {
-    const Plan plan = plan_reduction(t, dims, keepdim, true);
-    check_not_empty(plan, op);
+    const Reduction reduction = describe(t, dims, keepdim);
+    check_not_empty(t, reduction, op);
     return dispatch(t.dtype(), [&]<typename T>() {
-        return run_reduction<T, T>(plan, t.dtype(), ExtremeReducer<T, largest>{});
+        return run_reduction<T, T>(t, reduction, t.dtype(), ExtremeReducer<T, largest>{});
     });
 }
 
 template <bool any> Tensor truth_reduction(const Tensor& t, const Dims& dims, bool keepdim) {
-    const Plan plan = plan_reduction(t, dims, keepdim, true);
+    const Reduction reduction = describe(t, dims, keepdim);
     return dispatch(t.dtype(), [&]<typename T>() {
-        return run_reduction<T, std::uint8_t>(plan, DType::Bool, TruthReducer<T, any>{});
+        return run_reduction<T, std::uint8_t>(t, reduction, DType::Bool, TruthReducer<T, any>{});
     });
 }
 
 // The position of the first extreme in each run (the first NaN counts as the extreme).
 template <bool largest> ValuesIndices extreme_positions(const Tensor& t, const Dims& dims, bool keepdim,
                                                         const char* op) {
-    const Plan plan = plan_reduction(t, dims, keepdim, false);
-    check_not_empty(plan, op);
+    const Reduction plan = describe(t, dims, keepdim);
+    check_not_empty(t, plan, op);
+    const Tensor runs = as_runs(t, plan);
     Tensor indices = empty(plan.result_shape, DType::I64);
     Tensor values = empty(plan.result_shape, t.dtype());
     dispatch(t.dtype(), [&]<typename T>() {
-        const T* in = plan.input.data_ptr<T>();
+        const T* in = runs.data_ptr<T>();
         T* value = values.data_ptr<T>();
         std::int64_t* index = indices.data_ptr<std::int64_t>();
         for (std::int64_t o = 0; o < plan.outputs; ++o) {
@@ -316,9 +398,9 @@ Tensor mean(const Tensor& t) { return mean(t, {}, false); }
 
 Tensor mean(const Tensor& t, const Dims& dims, bool keepdim) {
     check_floating(t, "mean");
-    const Plan plan = plan_reduction(t, dims, keepdim, true);
+    const Reduction reduction = describe(t, dims, keepdim);
     return dispatch_floating(t.dtype(), "mean", [&]<typename T>() {
-        return run_reduction<T, T>(plan, t.dtype(), MeanReducer<T>{});
+        return run_reduction<T, T>(t, reduction, t.dtype(), MeanReducer<T>{});
     });
 }
 
@@ -337,25 +419,35 @@ ValuesIndices min(const Tensor& t, std::int64_t dim, bool keepdim) {
     return extreme_positions<false>(t, {dim}, keepdim, "min");
 }
 
-Tensor argmax(const Tensor& t) { return extreme_positions<true>(t.reshape({-1}), {0}, false, "argmax").indices; }
-Tensor argmin(const Tensor& t) { return extreme_positions<false>(t.reshape({-1}), {0}, false, "argmin").indices; }
+namespace {
 
-Tensor argmax(const Tensor& t, std::int64_t dim, bool keepdim) {
-    return extreme_positions<true>(t, {dim}, keepdim, "argmax").indices;
+// max(dim) accepts Bool, argmax does not: PyTorch has no argmax kernel for bool tensors.
+template <bool largest> Tensor extreme_position(const Tensor& t, const Dims& dims, bool keepdim, const char* op) {
+    KAEL_CHECK_TYPE(t.dtype() != DType::Bool,
+                    op << "() is not defined for a bool tensor; convert it with to(DType::I64) first");
+    return extreme_positions<largest>(t, dims, keepdim, op).indices;
 }
 
+}  // namespace
+
+Tensor argmax(const Tensor& t) { return extreme_position<true>(t.reshape({-1}), {0}, false, "argmax"); }
+Tensor argmin(const Tensor& t) { return extreme_position<false>(t.reshape({-1}), {0}, false, "argmin"); }
+Tensor argmax(const Tensor& t, std::int64_t dim, bool keepdim) {
+    return extreme_position<true>(t, {dim}, keepdim, "argmax");
+}
 Tensor argmin(const Tensor& t, std::int64_t dim, bool keepdim) {
-    return extreme_positions<false>(t, {dim}, keepdim, "argmin").indices;
+    return extreme_position<false>(t, {dim}, keepdim, "argmin");
 }
 
 // ---- variance, logsumexp ----------------------------------------------------------------------------
 
 Tensor var(const Tensor& t, const Dims& dims, double correction, bool keepdim) {
     check_floating(t, "var");
-    const Plan plan = plan_reduction(t, dims, keepdim, false);
+    const Reduction plan = describe(t, dims, keepdim);
+    const Tensor runs = as_runs(t, plan);
     Tensor result = empty(plan.result_shape, t.dtype());
     dispatch_floating(t.dtype(), "var", [&]<typename T>() {
-        const T* in = plan.input.data_ptr<T>();
+        const T* in = runs.data_ptr<T>();
         T* out = result.data_ptr<T>();
         const auto n = static_cast<double>(plan.length);
         for (std::int64_t o = 0; o < plan.outputs; ++o) {
@@ -395,10 +487,11 @@ Tensor std(const Tensor& t, const Dims& dims, double correction, bool keepdim) {
 
 Tensor logsumexp(const Tensor& t, const Dims& dims, bool keepdim) {
     const DType dtype = is_floating_point(t.dtype()) ? t.dtype() : DType::F32;
-    const Plan plan = plan_reduction(t.to(dtype), dims, keepdim, false);
+    const Reduction plan = describe(t, dims, keepdim);
+    const Tensor runs = as_runs(t.to(dtype), plan);
     Tensor result = empty(plan.result_shape, dtype);
     dispatch_floating(dtype, "logsumexp", [&]<typename T>() {
-        const T* in = plan.input.data_ptr<T>();
+        const T* in = runs.data_ptr<T>();
         T* out = result.data_ptr<T>();
         for (std::int64_t o = 0; o < plan.outputs; ++o) {
             const T* run = in + o * plan.length;

@@ -38,10 +38,14 @@ namespace kael {
 [[nodiscard]] Tensor floor_divide(const Tensor& a, const Tensor& b);
 /// t // s.
 [[nodiscard]] Tensor floor_divide(const Tensor& t, Scalar s);
+/// s // t, with the Scalar promotion rules of chapter 04 (Python's reflected `3 // t`).
+[[nodiscard]] Tensor floor_divide(Scalar s, const Tensor& t);
 /// The remainder with the sign of the divisor (Python's %): a - floor_divide(a, b) * b.
 [[nodiscard]] Tensor remainder(const Tensor& a, const Tensor& b);
 /// t % s.
 [[nodiscard]] Tensor remainder(const Tensor& t, Scalar s);
+/// s % t, with the Scalar promotion rules (Python's reflected `3 % t`).
+[[nodiscard]] Tensor remainder(Scalar s, const Tensor& t);
 /// a to the power b. Integers compute exactly with wrap-around; a negative integer
 /// exponent gives 0 (or +-1 for a base of +-1), as in PyTorch. Bool is not supported.
 [[nodiscard]] Tensor pow(const Tensor& a, const Tensor& b);
