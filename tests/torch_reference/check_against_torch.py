@@ -83,6 +83,10 @@ def cases():
             out.append(Case("mul_scalar", [x], {"value": value}, lambda a, v=v: a * v))
             out.append(Case("div_scalar", [x], {"value": value}, lambda a, v=v: a / v))
             out.append(Case("rsub_scalar", [x], {"value": value}, lambda a, v=v: v - a))
+            # Python's reflected 3 // t and 3 % t (integer zeros replaced: they raise in both).
+            divisor = np.where(x == 0, 1, x).astype(x.dtype) if dtype == "int64" else x
+            out.append(Case("rfloor_divide_scalar", [divisor], {"value": value}, lambda a, v=v: v // a))
+            out.append(Case("rremainder_scalar", [divisor], {"value": value}, lambda a, v=v: v % a))
         for value in ("2", "3", "0.5", "-1", "-2", "1.7"):
             v = float(value) if "." in value else int(value)
             base = np.abs(x) + 0.5 if dtype.startswith("float") else x
@@ -297,6 +301,31 @@ def edge_cases():
     out.append(Case("one_hot", [np.array([0, -1])], {}, F.one_hot))
     out.append(Case("one_hot", [np.array([0, 3])], {"num_classes": "3"}, lambda a: F.one_hot(a, 3)))
     out.append(Case("tril", [tensor((5,))], {"diagonal": "0"}, torch.tril))
+    # scatter_add reads only the index's extent of src; the index may not exceed src
+    # anywhere nor self outside dim. An empty index checks nothing.
+    src = tensor((4, 6))
+    for index_shape, dim in (((2, 3), 0), ((4, 2), 1), ((1, 6), 0), ((4, 6), 1), ((5, 2), 0), ((2, 7), 1), ((2, 6), 1)):
+        index = rng.integers(0, m.shape[dim], size=index_shape)
+        out.append(Case("scatter_add", [m, index, src], {"dim": str(dim)},
+                        lambda a, i, s, d=dim: torch.scatter_add(a, d, i, s)))
+    out.append(Case("scatter_add", [m, np.zeros((0,), np.int64), tensor((3,))], {"dim": "0"},
+                    lambda a, i, s: torch.scatter_add(a, 0, i, s)))
+    # masked_fill out of place broadcasts the input and the mask together.
+    for x_shape, mask_shape in (((5,), (4, 5)), ((3, 1), (1, 4)), ((), (2, 3)), ((4, 5), (5,)), ((3,), (4,))):
+        out.append(Case("masked_fill", [tensor(x_shape), tensor(mask_shape, "bool")], {"value": "2.5"},
+                        lambda a, k: a.masked_fill(k, 2.5)))
+    # cat skips 1-d empty ("legacy") tensors in its shape checks, not in its dtype.
+    legacy = np.zeros((0,), np.float64)
+    out.append(Case("cat", [legacy, tensor((2, 3))], {"dim": "1"}, lambda *a: torch.cat(a, 1)))
+    out.append(Case("cat", [tensor((2, 3), "int64"), legacy, tensor((1, 3), "int64")], {"dim": "0"}, lambda *a: torch.cat(a, 0)))
+    out.append(Case("cat", [legacy, np.zeros((0,), np.int64)], {"dim": "0"}, lambda *a: torch.cat(a, 0)))
+    out.append(Case("cat", [np.zeros((0, 2)), tensor((2, 3))], {"dim": "0"}, lambda *a: torch.cat(a, 0)))
+    # argmax and argmin refuse bool input; max of bool works.
+    flags = tensor((3, 4), "bool")
+    out.append(Case("argmax", [flags], {}, torch.argmax))
+    out.append(Case("argmax", [flags], {"dim": "1"}, lambda a: torch.argmax(a, 1)))
+    out.append(Case("argmin", [flags], {"dim": "0"}, lambda a: torch.argmin(a, 0)))
+    out.append(Case("max_values", [flags], {"dim": "1"}, lambda a: torch.max(a, 1).values))
     out.append(Case("triu", [tensor((0, 3))], {"diagonal": "-5"}, lambda a: torch.triu(a, -5)))
     out.extend(view_cases())
     out.extend(in_place_cases())

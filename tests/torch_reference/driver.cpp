@@ -147,6 +147,8 @@ std::map<std::string, Op> operations() {
     ops["mul_scalar"] = [](const auto& in, const auto& p) { return kael::mul(in[0], scalar_param(p, "value")); };
     ops["div_scalar"] = [](const auto& in, const auto& p) { return kael::div(in[0], scalar_param(p, "value")); };
     ops["rsub_scalar"] = [](const auto& in, const auto& p) { return kael::sub(scalar_param(p, "value"), in[0]); };
+    ops["rfloor_divide_scalar"] = [](const auto& in, const auto& p) { return kael::floor_divide(scalar_param(p, "value"), in[0]); };
+    ops["rremainder_scalar"] = [](const auto& in, const auto& p) { return kael::remainder(scalar_param(p, "value"), in[0]); };
     ops["pow_scalar"] = [](const auto& in, const auto& p) { return kael::pow(in[0], scalar_param(p, "value")); };
     unary("neg", kael::neg);
     unary("abs", kael::abs);
