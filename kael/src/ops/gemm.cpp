@@ -2,7 +2,9 @@
 // x86-64 baseline) and chosen at run time by what the CPU supports.
 #include <algorithm>
 #include <cstdint>
+#include <cstdlib>
 #include <memory>
+#include <string_view>
 #include <type_traits>
 
 #include "internal/gemm.h"
@@ -19,6 +21,7 @@ namespace kael::detail {
 #pragma GCC push_options
 #pragma GCC target("avx512f,avx512vl,avx512dq,avx2,fma,prefer-vector-width=512")
 namespace avx512 {
+constexpr int kVectorBytes = 64;  // one zmm register
 #include "internal/gemm_kernel.inc"
 }  // namespace avx512
 #pragma GCC pop_options
@@ -26,18 +29,20 @@ namespace avx512 {
 #pragma GCC push_options
 #pragma GCC target("avx2,fma")
 namespace avx2 {
+constexpr int kVectorBytes = 32;  // one ymm register
 #include "internal/gemm_kernel.inc"
 }  // namespace avx2
 #pragma GCC pop_options
 #endif
 
 namespace generic {
+constexpr int kVectorBytes = 16;  // one xmm register: SSE2 is part of every x86-64 CPU
 #include "internal/gemm_kernel.inc"
 }  // namespace generic
 
 namespace {
 
-enum class Isa { Avx512, Avx2, Generic };
+enum class Isa { Avx512, Avx2, Generic };  // widest first
 
 Isa detect_isa() {
 #ifdef KAEL_GEMM_DISPATCH
@@ -52,9 +57,23 @@ Isa detect_isa() {
     return Isa::Generic;
 }
 
+// KAEL_GEMM_ISA=avx2 (or generic) picks a narrower copy than the CPU allows, so that one
+// machine can measure and test the kernel every other machine runs. It never picks a wider
+// one: that copy would crash on this CPU.
+Isa chosen_isa() {
+    const Isa widest = detect_isa();
+    const char* requested = std::getenv("KAEL_GEMM_ISA");
+    if (requested == nullptr) {
+        return widest;
+    }
+    const std::string_view name(requested);
+    const Isa wanted = name == "generic" ? Isa::Generic : name == "avx2" ? Isa::Avx2 : Isa::Avx512;
+    return static_cast<int>(wanted) > static_cast<int>(widest) ? wanted : widest;
+}
+
 Isa isa() {
-    static const Isa detected = detect_isa();
-    return detected;
+    static const Isa chosen = chosen_isa();
+    return chosen;
 }
 
 // Runs one copy of the kernel with packing buffers sized for this product: small products
