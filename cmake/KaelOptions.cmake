@@ -23,6 +23,10 @@ set_property(CACHE KAEL_USE_BLAS PROPERTY STRINGS AUTO ON OFF)
 # AVX-512). Turn it off for a library that must run on other, older x86-64 machines; the
 # matrix kernel still picks AVX2 or AVX-512 at run time either way.
 option(KAEL_NATIVE_ARCH "Compile kael for this machine's CPU (-march=native)" ON)
+# Another CPU's instruction set instead of this machine's, e.g. x86-64-v3 (AVX2, no AVX-512)
+# or x86-64-v4 (AVX-512): scripts/check-vectorization builds both on any machine that can
+# run them, so a kernel that vectorizes for one width and not the other is caught here.
+set(KAEL_MARCH "" CACHE STRING "Compile kael with -march=KAEL_MARCH instead of -march=native")
 
 #< stage 6
 if(KAEL_ENABLE_SANITIZERS AND KAEL_ENABLE_TSAN)

@@ -80,6 +80,40 @@ TEST(Unary, Float32ExpIsWithinTwoUlpsOfTheCLibrary) {
     EXPECT_EQ(special[6], 0.0f);
 }
 
+TEST(Unary, Float32TanhIsWithinFourUlpsOfTheCLibrary) {
+    // float32 tanh runs kael's vectorizable fast_tanh (src/internal/fast_tanh.h): a series
+    // below |x| = 0.4, the exponential form above. Sweep both sides of that switch, finely
+    // near 0 where the series matters and out to where tanh is 1 in float.
+    std::vector<float> inputs;
+    for (float x = -12.0f; x < 12.0f; x += 0.00113f) {
+        inputs.push_back(x);
+    }
+    for (float x = 1e-30f; x < 0.5f; x *= 1.01f) {
+        inputs.push_back(x);
+        inputs.push_back(-x);
+    }
+    inputs.push_back(0.4f);
+    inputs.push_back(std::nextafter(0.4f, 0.0f));
+    const auto got = values<float>(kael::tanh(kael::from_vector(inputs)));
+    int worst = 0;
+    for (std::size_t i = 0; i < inputs.size(); ++i) {
+        const auto expected = static_cast<float>(std::tanh(static_cast<double>(inputs[i])));
+        const int ulps = std::abs(std::bit_cast<std::int32_t>(got[i]) - std::bit_cast<std::int32_t>(expected));
+        worst = std::max(worst, ulps);
+    }
+    EXPECT_LE(worst, 4);
+    const auto special = values<float>(kael::tanh(kael::from_vector(
+        {0.0f, -0.0f, std::numeric_limits<float>::infinity(), -std::numeric_limits<float>::infinity(),
+         std::nanf(""), 100.0f, -100.0f})));
+    EXPECT_EQ(special[0], 0.0f);
+    EXPECT_TRUE(std::signbit(special[1]));
+    EXPECT_EQ(special[2], 1.0f);
+    EXPECT_EQ(special[3], -1.0f);
+    EXPECT_TRUE(std::isnan(special[4]));
+    EXPECT_EQ(special[5], 1.0f);
+    EXPECT_EQ(special[6], -1.0f);
+}
+
 TEST(Unary, LogEdges) {
     const auto got = values<double>(kael::log(doubles({0, -1, kInf})));
     EXPECT_EQ(got[0], -kInf);

@@ -8,6 +8,7 @@
 #include "internal/clamp.h"
 #include "internal/elementwise.h"
 #include "internal/fast_exp.h"
+#include "internal/fast_tanh.h"
 #include "internal/gelu.h"
 #include "internal/integer_math.h"
 #include "kael/ops/binary.h"
@@ -100,7 +101,7 @@ Tensor cos(const Tensor& t) {
 }
 
 Tensor tanh(const Tensor& t) {
-    return floating_unary(t, "tanh", []<typename T>() { return [](T x) { return std::tanh(x); }; });
+    return floating_unary(t, "tanh", []<typename T>() { return [](T x) { return detail::hyperbolic_tangent(x); }; });
 }
 
 Tensor sigmoid(const Tensor& t) {
