@@ -84,6 +84,33 @@ void BM_Sum(benchmark::State& state) {
 }
 BENCHMARK(BM_Sum)->Unit(benchmark::kMillisecond);
 
+// sum(a.T(), {1}): the same bytes as summing a's columns, read through a transposed view.
+void BM_SumTransposed(benchmark::State& state) {
+    const Tensor a = kael::ones({workloads::kCols, workloads::kRows});
+    for (auto _ : state) {
+        benchmark::DoNotOptimize(kael::sum(a.T(), {1}));
+    }
+    state.SetBytesProcessed(state.iterations() * workloads::kLarge * 4);
+}
+BENCHMARK(BM_SumTransposed)->Unit(benchmark::kMillisecond);
+
+// The transcendental functions: compute-bound where the element loop vectorizes.
+template <Tensor (*op)(const Tensor&)> void transcendental(benchmark::State& state) {
+    kael::manual_seed(0);
+    const Tensor x = kael::randn({workloads::kTranscendental});
+    for (auto _ : state) {
+        benchmark::DoNotOptimize(op(x));
+    }
+    state.SetItemsProcessed(state.iterations() * workloads::kTranscendental);
+}
+Tensor exact_gelu(const Tensor& x) { return kael::gelu(x); }
+void BM_Exp(benchmark::State& state) { transcendental<kael::exp>(state); }
+void BM_Tanh(benchmark::State& state) { transcendental<kael::tanh>(state); }
+void BM_Gelu(benchmark::State& state) { transcendental<exact_gelu>(state); }
+BENCHMARK(BM_Exp)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_Tanh)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_Gelu)->Unit(benchmark::kMillisecond);
+
 void BM_Softmax(benchmark::State& state) {
     kael::manual_seed(0);
     const Tensor x = kael::randn({workloads::kSoftmaxRows, workloads::kSoftmaxCols});

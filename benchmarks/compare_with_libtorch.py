@@ -30,7 +30,11 @@ WORKLOADS = [
     ("BM_AddBroadcast", "add [1000, 1000] + [1000]"),
     ("BM_AddTransposed", "add [2500, 4000] + transposed [4000, 2500]"),
     ("BM_Sum", "sum of 10M float32"),
+    ("BM_SumTransposed", "sum(a.T(), {1}) of [4000, 2500] float32 (a strided reduction)"),
     ("BM_Softmax", "softmax [4096, 1024] over the last dim"),
+    ("BM_Exp", "exp of 4M float32"),
+    ("BM_Tanh", "tanh of 4M float32"),
+    ("BM_Gelu", "gelu (exact) of 4M float32"),
     ("BM_Matmul/256", "matmul 256 (kael's own kernel)"),
     ("BM_Matmul/512", "matmul 512 (kael's own kernel)"),
     ("BM_Matmul/1024", "matmul 1024 (kael's own kernel)"),
@@ -47,6 +51,7 @@ BYTES_PER_ELEMENT = {
     "BM_AddFresh": (10_000_000, 12),
     "BM_AddTransposed": (10_000_000, 12),
     "BM_Sum": (10_000_000, 4),
+    "BM_SumTransposed": (10_000_000, 4),
 }
 
 

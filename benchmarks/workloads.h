@@ -13,5 +13,6 @@ constexpr std::int64_t kBroadcastSide = 1'000;  // [1000, 1000] + [1000]
 constexpr std::int64_t kSoftmaxRows = 4'096;
 constexpr std::int64_t kSoftmaxCols = 1'024;
 constexpr std::int64_t kTiny = 4;
+constexpr std::int64_t kTranscendental = 4'000'000;  // exp, tanh, gelu of 4M floats
 
 }  // namespace workloads

@@ -58,6 +58,33 @@ void BM_Sum(benchmark::State& state) {
 }
 BENCHMARK(BM_Sum)->Unit(benchmark::kMillisecond);
 
+void BM_SumTransposed(benchmark::State& state) {
+    const auto a = torch::ones({workloads::kCols, workloads::kRows});
+    for (auto _ : state) {
+        benchmark::DoNotOptimize(torch::sum(a.t(), {1}));
+    }
+    state.SetBytesProcessed(state.iterations() * workloads::kLarge * 4);
+}
+BENCHMARK(BM_SumTransposed)->Unit(benchmark::kMillisecond);
+
+template <torch::Tensor (*op)(const torch::Tensor&)> void transcendental(benchmark::State& state) {
+    torch::manual_seed(0);
+    const auto x = torch::randn({workloads::kTranscendental});
+    for (auto _ : state) {
+        benchmark::DoNotOptimize(op(x));
+    }
+    state.SetItemsProcessed(state.iterations() * workloads::kTranscendental);
+}
+torch::Tensor exp_op(const torch::Tensor& x) { return torch::exp(x); }
+torch::Tensor tanh_op(const torch::Tensor& x) { return torch::tanh(x); }
+torch::Tensor gelu_op(const torch::Tensor& x) { return torch::gelu(x); }
+void BM_Exp(benchmark::State& state) { transcendental<exp_op>(state); }
+void BM_Tanh(benchmark::State& state) { transcendental<tanh_op>(state); }
+void BM_Gelu(benchmark::State& state) { transcendental<gelu_op>(state); }
+BENCHMARK(BM_Exp)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_Tanh)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_Gelu)->Unit(benchmark::kMillisecond);
+
 void BM_Softmax(benchmark::State& state) {
     torch::manual_seed(0);
     const auto x = torch::randn({workloads::kSoftmaxRows, workloads::kSoftmaxCols});
