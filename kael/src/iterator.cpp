@@ -1,8 +1,10 @@
 #include "kael/iterator.h"
 
 #include <algorithm>
+#include <optional>
 #include <sstream>
 #include <utility>
+#include <vector>
 
 #include "kael/broadcast.h"
 #include "kael/factory.h"
@@ -134,65 +136,54 @@ Tensor empty_with_strides(const Shape& shape, const Strides& strides, DType dtyp
     return empty({numel(shape)}, dtype).as_strided(shape, strides, 0);
 }
 
-}  // namespace
+// ---- the phases of build(), in the order it runs them ----------------------------------
 
-TensorIterator TensorIteratorConfig::build() {
-    KAEL_CHECK(output_.has_value() != declared_dtype_.has_value(),
-               "a TensorIterator needs exactly one output, added or declared");
-    KAEL_CHECK(inputs_.size() + 1 <= TensorIterator::kMaxOperands,
-               "a TensorIterator handles at most " << TensorIterator::kMaxOperands << " operands");
+// 1. Checks the operands and computes the loop shape: the broadcast of every input with
+// the added output. An output written in place takes part in broadcasting too, but the
+// inputs may only stretch to its shape, never the other way round.
+Shape loop_shape(const std::optional<Tensor>& output, const std::vector<Tensor>& inputs, bool mixed_dtypes) {
+    std::vector<Shape> shapes;
+    for (const Tensor& input : inputs) {
+        shapes.push_back(input.shape());
+        KAEL_CHECK_TYPE(mixed_dtypes || input.dtype() == inputs.front().dtype(),
+                        "iterator inputs must share a dtype, got " << inputs.front().dtype() << " and "
+                                                                   << input.dtype());
+        KAEL_CHECK(input.device() == Device::CPU, "the CPU iterator got an input on " << input.device());
+    }
+    if (output) {
+        shapes.push_back(output->shape());
+    }
+    const Shape shape = broadcast_shapes(shapes);
+    if (output) {
+        KAEL_CHECK_VALUE(output->shape() == shape, "output with shape " << to_string(output->shape())
+                                                                        << " doesn't match the broadcast shape "
+                                                                        << to_string(shape));
+        KAEL_CHECK(output->device() == Device::CPU, "the CPU iterator got an output on " << output->device());
+    }
+    return shape;
+}
 
-    std::vector<Shape> input_shapes;
-    for (const Tensor& input : inputs_) {
-        input_shapes.push_back(input.shape());
-        KAEL_CHECK_TYPE(mixed_input_dtypes_ || input.dtype() == inputs_.front().dtype(),
-                        "iterator inputs must share a dtype, got " << inputs_.front().dtype()
-                                                                   << " and " << input.dtype());
-        KAEL_CHECK(input.device() == Device::CPU, "the CPU iterator got an input on "
-                                                      << input.device());
-    }
-    // An output that is written in place takes part in broadcasting too, but the inputs
-    // may only stretch to its shape, never the other way round.
-    if (output_) {
-        input_shapes.push_back(output_->shape());
-    }
-    const Shape shape = broadcast_shapes(input_shapes);
-    if (output_) {
-        KAEL_CHECK_VALUE(output_->shape() == shape,
-                         "output with shape " << to_string(output_->shape())
-                                              << " doesn't match the broadcast shape "
-                                              << to_string(shape));
-        KAEL_CHECK(output_->device() == Device::CPU, "the CPU iterator got an output on "
-                                                         << output_->device());
-    }
-
-    // The memory order: an added output has its say first; a declared one does not exist
-    // yet, so the inputs decide alone, and the output is then allocated in that order.
+// 2. The byte strides of every operand that exists yet, over the loop shape: an added
+// output first, then the inputs. A declared output does not exist until phase 4.
+std::vector<Strides> operand_strides(const std::optional<Tensor>& output, const std::vector<Tensor>& inputs,
+                                     const Shape& shape) {
     std::vector<Strides> strides;
-    if (output_) {
-        strides.push_back(broadcast_byte_strides(*output_, shape));
+    if (output) {
+        strides.push_back(broadcast_byte_strides(*output, shape));
     }
-    for (const Tensor& input : inputs_) {
+    for (const Tensor& input : inputs) {
         strides.push_back(broadcast_byte_strides(input, shape));
     }
-    const std::vector<std::size_t> order = memory_order(strides, shape);
+    return strides;
+}
 
-    TensorIterator iter;
-    const Tensor output =
-        output_ ? *output_
-                : empty_with_strides(shape, output_strides(inputs_, shape, order), *declared_dtype_);
-    iter.operands_.push_back(output);
-    iter.operands_.insert(iter.operands_.end(), inputs_.begin(), inputs_.end());
-    if (!output_) {
-        strides.insert(strides.begin(), broadcast_byte_strides(output, shape));
-    }
-
-    // Coalesce: walk the dimensions from the outermost in, and merge each into the one
-    // before it whenever, for every operand, stepping once along the outer dimension
-    // equals stepping across the whole inner one. The merged dimension then steps like the
-    // inner one. A size-1 dimension has one index and never steps: it is left out.
-    Shape merged_shape;
-    std::vector<Strides> merged(strides.size());
+// 5. Coalesces the loops: walks the dimensions from the outermost in, and merges each into
+// the one before it whenever, for every operand, stepping once along the outer dimension
+// equals stepping across the whole inner one. The merged dimension then steps like the
+// inner one. A size-1 dimension has one index and never steps: it is left out.
+void coalesce(const Shape& shape, const std::vector<Strides>& strides, const std::vector<std::size_t>& order,
+              Shape& merged_shape, std::vector<Strides>& merged) {
+    merged.assign(strides.size(), {});
     for (auto it = order.rbegin(); it != order.rend(); ++it) {
         const std::size_t d = *it;
         const std::int64_t size = shape[d];
@@ -215,8 +206,34 @@ TensorIterator TensorIteratorConfig::build() {
             }
         }
     }
-    iter.shape_ = std::move(merged_shape);
-    iter.strides_ = std::move(merged);
+}
+
+}  // namespace
+
+// The five phases, as ATen's TensorIterator::build names them: the shape, the strides,
+// the memory order, the output, and the coalesced loops.
+TensorIterator TensorIteratorConfig::build() {
+    KAEL_CHECK(output_.has_value() != declared_dtype_.has_value(),
+               "a TensorIterator needs exactly one output, added or declared");
+    KAEL_CHECK(inputs_.size() + 1 <= TensorIterator::kMaxOperands,
+               "a TensorIterator handles at most " << TensorIterator::kMaxOperands << " operands");
+    // 1. and 2.
+    const Shape shape = loop_shape(output_, inputs_, mixed_input_dtypes_);
+    std::vector<Strides> strides = operand_strides(output_, inputs_, shape);
+    // 3. The memory order: an added output has its say first; a declared one does not
+    // exist yet, so the inputs decide alone.
+    const std::vector<std::size_t> order = memory_order(strides, shape);
+    // 4. A declared output is allocated in that order, and its strides join the others.
+    TensorIterator iter;
+    const Tensor output =
+        output_ ? *output_ : empty_with_strides(shape, output_strides(inputs_, shape, order), *declared_dtype_);
+    if (!output_) {
+        strides.insert(strides.begin(), broadcast_byte_strides(output, shape));
+    }
+    iter.operands_.push_back(output);
+    iter.operands_.insert(iter.operands_.end(), inputs_.begin(), inputs_.end());
+    // 5.
+    coalesce(shape, strides, order, iter.shape_, iter.strides_);
     return iter;
 }
 

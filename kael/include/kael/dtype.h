@@ -6,7 +6,9 @@
 /// A tensor's element type is a runtime value (ADR 0001). Code that touches elements gets
 /// the C++ type back through dispatch(), which calls a templated lambda with it.
 
+#include <cstddef>
 #include <cstdint>
+#include <iterator>
 #include <limits>
 #include <ostream>
 #include <string_view>
@@ -24,39 +26,59 @@ enum class DType { F32, F64, I64, Bool };
 /// Where a tensor's bytes live.
 enum class Device { CPU, CUDA };
 
-// Every switch over DType or Device below lists all enumerators and has no default branch:
-// -Wswitch (part of -Wall) then names each switch that a new enumerator must extend.
+// ---------------------------------------------------------------------------------------
+// The dtype table: the one place that lists what each dtype is. A fifth dtype is one more
+// enumerator, one more row here, its C++ type in the traits below, and one more case in
+// detail::dispatch_accepted at the end of this file.
+
+namespace detail {
+
+// One row per dtype, in the order of the enumerators (checked below).
+struct DTypeRow {
+    DType dtype;
+    std::string_view name;  // as PyTorch spells it
+    std::int64_t size;      // bytes per element
+    bool floating;
+    int category;           // the kind of number: Bool < integer < floating (chapter 04)
+    int rank;               // promotion picks the higher rank
+};
+
+inline constexpr DTypeRow kDTypeTable[] = {
+    {DType::F32, "float32", 4, true, 2, 2},
+    {DType::F64, "float64", 8, true, 2, 3},
+    {DType::I64, "int64", 8, false, 1, 1},
+    {DType::Bool, "bool", 1, false, 0, 0},
+};
+
+constexpr bool table_follows_the_enum() {
+    for (std::size_t i = 0; i < std::size(kDTypeTable); ++i) {
+        if (static_cast<std::size_t>(kDTypeTable[i].dtype) != i) {
+            return false;
+        }
+    }
+    return true;
+}
+static_assert(table_follows_the_enum(), "kDTypeTable must list the dtypes in enum order");
+
+constexpr const DTypeRow& row(DType dtype) {
+    const auto index = static_cast<std::size_t>(dtype);
+    if (index >= std::size(kDTypeTable)) {
+        unreachable();  // a corrupted value (a bad cast), never a real dtype
+    }
+    return kDTypeTable[index];
+}
+
+}  // namespace detail
 
 /// Bytes per element: 4 for F32, 8 for F64 and I64, 1 for Bool.
-constexpr std::int64_t element_size(DType dtype) {
-    switch (dtype) {
-    case DType::F32:
-        return 4;
-    case DType::F64:
-    case DType::I64:
-        return 8;
-    case DType::Bool:
-        return 1;
-    }
-    detail::unreachable();
-}
+constexpr std::int64_t element_size(DType dtype) { return detail::row(dtype).size; }
 
 /// The dtype's name as PyTorch spells it: "float32", "float64", "int64", "bool".
-constexpr std::string_view to_string(DType dtype) {
-    switch (dtype) {
-    case DType::F32:
-        return "float32";
-    case DType::F64:
-        return "float64";
-    case DType::I64:
-        return "int64";
-    case DType::Bool:
-        return "bool";
-    }
-    detail::unreachable();
-}
+constexpr std::string_view to_string(DType dtype) { return detail::row(dtype).name; }
 
 /// The device's name: "cpu" or "cuda".
+// Every switch over DType or Device lists all enumerators and has no default branch:
+// -Wswitch (part of -Wall) then names each switch that a new enumerator must extend.
 constexpr std::string_view to_string(Device device) {
     switch (device) {
     case Device::CPU:
@@ -76,52 +98,16 @@ inline std::ostream& operator<<(std::ostream& os, Device device) {
 }
 
 /// True for F32 and F64.
-constexpr bool is_floating_point(DType dtype) {
-    switch (dtype) {
-    case DType::F32:
-    case DType::F64:
-        return true;
-    case DType::I64:
-    case DType::Bool:
-        return false;
-    }
-    detail::unreachable();
-}
+constexpr bool is_floating_point(DType dtype) { return detail::row(dtype).floating; }
 
 /// The kind of number a dtype holds, ordered: 0 for Bool, 1 for I64, 2 for F32 and F64.
 /// Scalars and 0-d tensors only change a result's dtype when their category is higher.
-constexpr int dtype_category(DType dtype) {
-    switch (dtype) {
-    case DType::Bool:
-        return 0;
-    case DType::I64:
-        return 1;
-    case DType::F32:
-    case DType::F64:
-        return 2;
-    }
-    detail::unreachable();
-}
+constexpr int dtype_category(DType dtype) { return detail::row(dtype).category; }
 
 /// The dtype two operands promote to: the higher of the two in Bool < I64 < F32 < F64.
-constexpr DType promote_types(DType a, DType b) {
-    // The rank is spelled out instead of using the enumerators' numeric values, so that
-    // reordering the enum can never silently change promotion.
-    constexpr auto rank = [](DType dtype) {
-        switch (dtype) {
-        case DType::Bool:
-            return 0;
-        case DType::I64:
-            return 1;
-        case DType::F32:
-            return 2;
-        case DType::F64:
-            return 3;
-        }
-        detail::unreachable();
-    };
-    return rank(a) >= rank(b) ? a : b;
-}
+// The rank is a column of the table rather than the enumerators' numeric values, so that
+// reordering the enum can never silently change promotion.
+constexpr DType promote_types(DType a, DType b) { return detail::row(a).rank >= detail::row(b).rank ? a : b; }
 
 //> stage 6
 /// True when a result of dtype `from` may be written into a tensor of dtype `to` by an
@@ -221,55 +207,69 @@ template <typename To, typename From> constexpr To convert_value(From value) {
 // ---------------------------------------------------------------------------------------
 // Dispatch: from a runtime dtype back to a compile-time C++ type.
 
+namespace detail {
+
+// The dtypes a dispatch instantiates its lambda for.
+struct AnyElement {
+    template <typename T> static constexpr bool accepts = true;
+};
+struct FloatingElement {
+    template <typename T> static constexpr bool accepts = std::is_floating_point_v<T>;
+};
+struct NumericElement {
+    template <typename T> static constexpr bool accepts = !std::is_same_v<T, std::uint8_t>;
+};
+
+// The one switch from a runtime dtype to a C++ type. Only the accepted types instantiate
+// `f`, so a lambda that makes no sense for Bool is never compiled for it; the callers below
+// refuse the others before they get here.
+template <typename Accepted, typename F> decltype(auto) dispatch_accepted(DType dtype, F&& f) {
+    switch (dtype) {
+    case DType::F32:
+        if constexpr (Accepted::template accepts<float>) {
+            return f.template operator()<float>();
+        }
+        break;
+    case DType::F64:
+        if constexpr (Accepted::template accepts<double>) {
+            return f.template operator()<double>();
+        }
+        break;
+    case DType::I64:
+        if constexpr (Accepted::template accepts<std::int64_t>) {
+            return f.template operator()<std::int64_t>();
+        }
+        break;
+    case DType::Bool:
+        if constexpr (Accepted::template accepts<std::uint8_t>) {
+            return f.template operator()<std::uint8_t>();
+        }
+        break;
+    }
+    unreachable();
+}
+
+}  // namespace detail
+
 /// Calls `f.template operator()<T>()` with T the C++ type of `dtype`, and returns its
 /// result. `f` is a lambda with a template parameter list: `[&]<typename T>() { ... }`.
 /// All four instantiations must return the same type (void is fine).
 template <typename F> decltype(auto) dispatch(DType dtype, F&& f) {
-    switch (dtype) {
-    case DType::F32:
-        return f.template operator()<float>();
-    case DType::F64:
-        return f.template operator()<double>();
-    case DType::I64:
-        return f.template operator()<std::int64_t>();
-    case DType::Bool:
-        return f.template operator()<std::uint8_t>();
-    }
-    detail::unreachable();
+    return detail::dispatch_accepted<detail::AnyElement>(dtype, f);
 }
 
 /// Like dispatch, but instantiates only float and double. Other dtypes throw TypeError:
 /// "<op> only supports floating point dtypes, got <dtype>".
 template <typename F> decltype(auto) dispatch_floating(DType dtype, std::string_view op, F&& f) {
-    switch (dtype) {
-    case DType::F32:
-        return f.template operator()<float>();
-    case DType::F64:
-        return f.template operator()<double>();
-    case DType::I64:
-    case DType::Bool:
-        break;
-    }
-    KAEL_CHECK_TYPE(is_floating_point(dtype),
-                    op << " only supports floating point dtypes, got " << dtype);
-    detail::unreachable();
+    KAEL_CHECK_TYPE(is_floating_point(dtype), op << " only supports floating point dtypes, got " << dtype);
+    return detail::dispatch_accepted<detail::FloatingElement>(dtype, f);
 }
 
 /// Like dispatch, but instantiates float, double and std::int64_t. Bool throws TypeError:
 /// "<op> does not support dtype bool".
 template <typename F> decltype(auto) dispatch_no_bool(DType dtype, std::string_view op, F&& f) {
-    switch (dtype) {
-    case DType::F32:
-        return f.template operator()<float>();
-    case DType::F64:
-        return f.template operator()<double>();
-    case DType::I64:
-        return f.template operator()<std::int64_t>();
-    case DType::Bool:
-        break;
-    }
     KAEL_CHECK_TYPE(dtype != DType::Bool, op << " does not support dtype " << dtype);
-    detail::unreachable();
+    return detail::dispatch_accepted<detail::NumericElement>(dtype, f);
 }
 
 }  // namespace kael

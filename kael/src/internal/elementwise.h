@@ -97,6 +97,17 @@ template <typename T, typename F> Tensor flat_run(DType dtype, F f, const Tensor
     return out;
 }
 
+/// An iterator configuration whose output is `out` when given, else a new tensor of `dtype`.
+inline TensorIteratorConfig output_config(const std::optional<Tensor>& out, DType dtype) {
+    TensorIteratorConfig config;
+    if (out) {
+        config.add_output(*out);
+    } else {
+        config.declare_output(dtype);
+    }
+    return config;
+}
+
 /// out = f(t) elementwise in `dtype`; into `out` when given (its dtype wins), else into a
 /// new tensor.
 template <Dtypes kinds, typename Make>
@@ -109,13 +120,7 @@ Tensor unary_kernel(const Tensor& t, DType dtype, std::string_view op, Make&& ma
         });
     }
     return dispatch_for<kinds>(compute, op, [&]<typename T>() {
-        TensorIteratorConfig config;
-        if (out) {
-            config.add_output(*out);
-        } else {
-            config.declare_output(compute);
-        }
-        const TensorIterator iter = config.add_input(cast_keeping_layout(t, compute)).build();
+        const TensorIterator iter = output_config(out, compute).add_input(cast_keeping_layout(t, compute)).build();
         run_typed<T, T>(iter, make.template operator()<T>());
         return iter.output();
     });
@@ -132,13 +137,8 @@ Tensor binary_kernel(const Tensor& a, const Tensor& b, DType dtype, std::string_
         });
     }
     return dispatch_for<kinds>(compute, op, [&]<typename T>() {
-        TensorIteratorConfig config;
-        if (out) {
-            config.add_output(*out);
-        } else {
-            config.declare_output(compute);
-        }
-        const TensorIterator iter = config.add_input(cast_keeping_layout(a, compute))
+        const TensorIterator iter = output_config(out, compute)
+                                        .add_input(cast_keeping_layout(a, compute))
                                         .add_input(cast_keeping_layout(b, compute))
                                         .build();
         run_typed<T, T, T>(iter, make.template operator()<T>());

@@ -5,6 +5,7 @@
 #include <type_traits>
 
 #include "internal/elementwise.h"
+#include "internal/extreme.h"
 #include "internal/integer_math.h"
 #include "kael/factory.h"
 
@@ -29,24 +30,6 @@ template <typename T> T mul_element(T x, T y) {
     } else {
         return detail::wrapping_mul(x, y);
     }
-}
-
-template <typename T> T maximum_element(T x, T y) {
-    if constexpr (std::is_floating_point_v<T>) {
-        if (x != x || y != y) {
-            return x != x ? x : y;  // NaN wins, as in PyTorch
-        }
-    }
-    return x > y ? x : y;
-}
-
-template <typename T> T minimum_element(T x, T y) {
-    if constexpr (std::is_floating_point_v<T>) {
-        if (x != x || y != y) {
-            return x != x ? x : y;
-        }
-    }
-    return x < y ? x : y;
 }
 
 // Python's floor division for floating values: computed from fmod so that the quotient is
@@ -300,13 +283,13 @@ Tensor pow(Scalar base, const Tensor& t) {
 
 Tensor maximum(const Tensor& a, const Tensor& b) {
     return detail::binary_kernel<Dtypes::All>(a, b, result_dtype(a, b), "maximum", []<typename T>() {
-        return [](T x, T y) { return maximum_element(x, y); };
+        return [](T x, T y) { return detail::extreme<true>(y, x); };  // x wins ties, as x > y ? x : y
     });
 }
 
 Tensor minimum(const Tensor& a, const Tensor& b) {
     return detail::binary_kernel<Dtypes::All>(a, b, result_dtype(a, b), "minimum", []<typename T>() {
-        return [](T x, T y) { return minimum_element(x, y); };
+        return [](T x, T y) { return detail::extreme<false>(y, x); };
     });
 }
 

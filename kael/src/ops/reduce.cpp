@@ -10,6 +10,7 @@
 #include <limits>
 #include <type_traits>
 
+#include "internal/extreme.h"
 #include "internal/integer_math.h"
 #include "kael/factory.h"
 
@@ -227,11 +228,13 @@ Tensor as_runs(const Tensor& t, const Reduction& r) {
 template <typename T>
 using SumAcc = std::conditional_t<std::is_floating_point_v<T>, double, std::int64_t>;
 
-template <typename T, typename Out> struct SumReducer {
+// Sums and products: the same reducer with another identity and combining operation.
+template <typename T, typename Out, bool product> struct ArithmeticReducer {
     using Acc = SumAcc<T>;
-    Acc init() const { return Acc{0}; }
-    Acc step(Acc a, T x) const { return detail::wrapping_add(a, static_cast<Acc>(x)); }
-    Acc merge(Acc a, Acc b) const { return detail::wrapping_add(a, b); }
+    static Acc combine(Acc a, Acc b) { return product ? detail::wrapping_mul(a, b) : detail::wrapping_add(a, b); }
+    Acc init() const { return Acc{product ? 1 : 0}; }
+    Acc step(Acc a, T x) const { return combine(a, static_cast<Acc>(x)); }
+    Acc merge(Acc a, Acc b) const { return combine(a, b); }
     Out finish(Acc a, std::int64_t) const { return static_cast<Out>(a); }
 
     // A float run is summed in blocks: within a block, 32 float partial sums (two vector
@@ -239,7 +242,7 @@ template <typename T, typename Out> struct SumReducer {
     // the block totals are then added in double. Twice as many elements per instruction
     // as converting every element to double.
     double run(const float* x, std::int64_t n) const
-        requires std::is_same_v<T, float>
+        requires(std::is_same_v<T, float> && !product)
     {
         constexpr std::int64_t kBlock = 4096;
         constexpr std::int64_t kFloatLanes = 32;
@@ -266,29 +269,14 @@ template <typename T, typename Out> struct SumReducer {
     }
 };
 
+template <typename T, typename Out> using SumReducer = ArithmeticReducer<T, Out, false>;
+template <typename T, typename Out> using ProdReducer = ArithmeticReducer<T, Out, true>;
+
 template <typename T> struct MeanReducer : SumReducer<T, T> {
     T finish(double a, std::int64_t n) const {
         return static_cast<T>(a / static_cast<double>(n));  // 0 / 0 is NaN: the mean of nothing
     }
 };
-
-template <typename T, typename Out> struct ProdReducer {
-    using Acc = SumAcc<T>;
-    Acc init() const { return Acc{1}; }
-    Acc step(Acc a, T x) const { return detail::wrapping_mul(a, static_cast<Acc>(x)); }
-    Acc merge(Acc a, Acc b) const { return detail::wrapping_mul(a, b); }
-    Out finish(Acc a, std::int64_t) const { return static_cast<Out>(a); }
-};
-
-// The larger (or smaller) of two values, NaN winning over everything.
-template <typename T, bool largest> T extreme(T a, T b) {
-    if constexpr (std::is_floating_point_v<T>) {
-        if (a != a || b != b) {
-            return a != a ? a : b;
-        }
-    }
-    return (largest ? b > a : b < a) ? b : a;
-}
 
 template <typename T, bool largest> struct ExtremeReducer {
     using Acc = T;
@@ -299,8 +287,8 @@ template <typename T, bool largest> struct ExtremeReducer {
             return largest ? std::numeric_limits<T>::lowest() : std::numeric_limits<T>::max();
         }
     }
-    T step(T a, T x) const { return extreme<T, largest>(a, x); }
-    T merge(T a, T b) const { return extreme<T, largest>(a, b); }
+    T step(T a, T x) const { return detail::extreme<largest>(a, x); }
+    T merge(T a, T b) const { return detail::extreme<largest>(a, b); }
     T finish(T a, std::int64_t) const { return a; }
 };
 

@@ -24,8 +24,18 @@ template <typename Make> Tensor floating_unary(const Tensor& t, const char* op, 
                                                   std::forward<Make>(make));
 }
 
-void check_not_bool(const Tensor& t, const char* op) {
-    KAEL_CHECK_TYPE(t.dtype() != DType::Bool, op << " does not support dtype bool");
+// floor, ceil and round: integers are already whole, floating values go through `whole`.
+// Bool is refused by the NoBool dispatch, with "<op> does not support dtype bool".
+template <typename Whole> Tensor to_whole_numbers(const Tensor& t, const char* op, Whole whole) {
+    return detail::unary_kernel<Dtypes::NoBool>(t, t.dtype(), op, [whole]<typename T>() {
+        return [whole](T x) {
+            if constexpr (std::is_integral_v<T>) {
+                return x;
+            } else {
+                return whole(x);
+            }
+        };
+    });
 }
 
 }  // namespace
@@ -42,7 +52,6 @@ Tensor neg(const Tensor& t) {
 Tensor operator-(const Tensor& t) { return neg(t); }
 
 Tensor abs(const Tensor& t) {
-    check_not_bool(t, "abs");
     return detail::unary_kernel<Dtypes::NoBool>(t, t.dtype(), "abs", []<typename T>() {
         return [](T x) {
             if constexpr (std::is_integral_v<T>) {
@@ -111,7 +120,6 @@ Tensor sigmoid(const Tensor& t) {
 }
 
 Tensor relu(const Tensor& t) {
-    check_not_bool(t, "relu");
     return detail::unary_kernel<Dtypes::NoBool>(t, t.dtype(), "relu", []<typename T>() {
         // x > 0 ? x : 0 keeps NaN as NaN (the comparison is false, but NaN is not > 0 and
         // not < 0, so test for "below zero" instead).
@@ -139,42 +147,16 @@ Tensor silu(const Tensor& t) {
 }
 
 Tensor floor(const Tensor& t) {
-    check_not_bool(t, "floor");
-    return detail::unary_kernel<Dtypes::NoBool>(t, t.dtype(), "floor", []<typename T>() {
-        return [](T x) {
-            if constexpr (std::is_integral_v<T>) {
-                return x;
-            } else {
-                return std::floor(x);
-            }
-        };
-    });
+    return to_whole_numbers(t, "floor", [](auto x) { return std::floor(x); });
 }
 
 Tensor ceil(const Tensor& t) {
-    check_not_bool(t, "ceil");
-    return detail::unary_kernel<Dtypes::NoBool>(t, t.dtype(), "ceil", []<typename T>() {
-        return [](T x) {
-            if constexpr (std::is_integral_v<T>) {
-                return x;
-            } else {
-                return std::ceil(x);
-            }
-        };
-    });
+    return to_whole_numbers(t, "ceil", [](auto x) { return std::ceil(x); });
 }
 
 Tensor round(const Tensor& t) {
-    check_not_bool(t, "round");
-    return detail::unary_kernel<Dtypes::NoBool>(t, t.dtype(), "round", []<typename T>() {
-        return [](T x) {
-            if constexpr (std::is_integral_v<T>) {
-                return x;
-            } else {
-                return std::nearbyint(x);  // the default rounding mode: halves to even
-            }
-        };
-    });
+    // The default rounding mode: halves to even, as PyTorch rounds.
+    return to_whole_numbers(t, "round", [](auto x) { return std::nearbyint(x); });
 }
 
 namespace detail {
