@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "kael/error.h"
+#include "messages.h"
 #include "kael/tensor.h"
 
 namespace kael::testing {
@@ -14,16 +15,6 @@ template <typename T> std::vector<T> values(const Tensor& t) {
     const Tensor c = t.contiguous();
     const T* data = c.data_ptr<T>();
     return std::vector<T>(data, data + c.numel());
-}
-
-/// The message of the kael::Error that `f` throws, or "no exception".
-template <typename F> std::string message_of(F&& f) {
-    try {
-        f();
-    } catch (const Error& error) {
-        return error.what();
-    }
-    return "no exception";
 }
 
 }  // namespace kael::testing

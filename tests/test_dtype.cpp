@@ -9,23 +9,18 @@
 #include <type_traits>
 
 #include "kael/device.h"
+#include "messages.h"
 #include "kael/dtype.h"
 
 namespace {
+
+using kael::testing::message_of;
 
 using kael::DType;
 using kael::Device;
 
 constexpr DType kAllDTypes[] = {DType::F32, DType::F64, DType::I64, DType::Bool};
 
-std::string message_of_dispatch(auto dispatcher) {
-    try {
-        dispatcher();
-    } catch (const kael::Error& error) {
-        return error.what();
-    }
-    return "no exception";
-}
 
 // ---- tables ----------------------------------------------------------------------------
 
@@ -150,7 +145,7 @@ TEST(DType, DispatchFloatingRejectsIntegers) {
     EXPECT_EQ(kael::dispatch_floating(DType::F32, "op",
                                       []<typename T>() { return kael::dtype_of_v<T>; }),
               DType::F32);
-    const std::string message = message_of_dispatch([] {
+    const std::string message = message_of([] {
         kael::dispatch_floating(DType::I64, "rand", []<typename T>() {});
     });
     EXPECT_NE(message.find("rand only supports floating point dtypes, got int64"),
@@ -164,7 +159,7 @@ TEST(DType, DispatchNoBoolRejectsBool) {
     EXPECT_EQ(kael::dispatch_no_bool(DType::I64, "op",
                                      []<typename T>() { return kael::dtype_of_v<T>; }),
               DType::I64);
-    const std::string message = message_of_dispatch([] {
+    const std::string message = message_of([] {
         kael::dispatch_no_bool(DType::Bool, "matmul", []<typename T>() {});
     });
     EXPECT_NE(message.find("matmul does not support dtype bool"), std::string::npos) << message;
@@ -190,7 +185,7 @@ TEST(Device, ParseRejectsOtherNames) {
     for (const char* name : {"gpu", "cuda:1", "CPU", "", "cpu "}) {
         EXPECT_THROW((void)kael::parse_device(name), kael::ValueError) << name;
     }
-    const std::string message = message_of_dispatch([] { (void)kael::parse_device("gpu"); });
+    const std::string message = message_of([] { (void)kael::parse_device("gpu"); });
     EXPECT_NE(message.find("unknown device 'gpu', expected 'cpu' or 'cuda'"), std::string::npos)
         << message;
 }

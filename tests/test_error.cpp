@@ -4,17 +4,11 @@
 #include <string>
 
 #include "kael/error.h"
+#include "messages.h"
 
 namespace {
 
-std::string message_of(void (*failing)()) {
-    try {
-        failing();
-    } catch (const kael::Error& error) {
-        return error.what();
-    }
-    return "no exception";
-}
+using kael::testing::message_of;
 
 TEST(Error, MessageNamesFileLineConditionAndText) {
     const std::string message = message_of([] {

@@ -1,4 +1,4 @@
-// Broadcasting, type promotion, and the TensorIterator that element-wise kernels run on.
+// The TensorIterator that element-wise kernels run on.
 #include <gtest/gtest.h>
 
 #include <cstdint>
@@ -25,83 +25,6 @@ using kael::TensorIterator;
 using kael::TensorIteratorConfig;
 
 
-
-// ---- broadcasting --------------------------------------------------------------------------
-
-TEST(Broadcast, AlignsAtTheLastDimension) {
-    EXPECT_EQ(kael::broadcast_shapes({2, 3}, {3}), (Shape{2, 3}));
-    EXPECT_EQ(kael::broadcast_shapes({3, 1}, {1, 4}), (Shape{3, 4}));
-    EXPECT_EQ(kael::broadcast_shapes({5, 1, 4}, {3, 1}), (Shape{5, 3, 4}));
-    EXPECT_EQ(kael::broadcast_shapes({}, {2, 2}), (Shape{2, 2}));
-    EXPECT_EQ(kael::broadcast_shapes({2, 0}, {1}), (Shape{2, 0}));
-    EXPECT_EQ(kael::broadcast_shapes({1}, {0}), (Shape{0}));
-    const std::vector<Shape> three{{4, 1}, {1, 5}, {3, 1, 1}};
-    EXPECT_EQ(kael::broadcast_shapes(three), (Shape{3, 4, 5}));
-}
-
-TEST(Broadcast, MismatchNamesBothShapes) {
-    EXPECT_THROW((void)kael::broadcast_shapes({2, 3}, {4}), kael::ValueError);
-    EXPECT_THROW((void)kael::broadcast_shapes({2, 0}, {2}), kael::ValueError);
-    const std::string message = message_of([] { (void)kael::broadcast_shapes({2, 3}, {2}); });
-    EXPECT_NE(message.find("shapes [2, 3] and [2] cannot be broadcast: sizes 3 and 2 differ at "
-                           "dimension 1"),
-              std::string::npos)
-        << message;
-}
-
-TEST(Broadcast, IsBroadcastableTo) {
-    EXPECT_TRUE(kael::is_broadcastable_to({3, 1}, {2, 3, 4}));
-    EXPECT_FALSE(kael::is_broadcastable_to({2, 3, 4}, {3, 4}));
-    EXPECT_FALSE(kael::is_broadcastable_to({2}, {3}));
-}
-
-// ---- promotion -------------------------------------------------------------------------------
-
-TEST(Promotion, Table) {
-    using kael::promote_types;
-    static_assert(promote_types(DType::Bool, DType::Bool) == DType::Bool);
-    static_assert(promote_types(DType::Bool, DType::I64) == DType::I64);
-    static_assert(promote_types(DType::Bool, DType::F32) == DType::F32);
-    static_assert(promote_types(DType::Bool, DType::F64) == DType::F64);
-    static_assert(promote_types(DType::I64, DType::I64) == DType::I64);
-    static_assert(promote_types(DType::I64, DType::F32) == DType::F32);
-    static_assert(promote_types(DType::I64, DType::F64) == DType::F64);
-    static_assert(promote_types(DType::F32, DType::F32) == DType::F32);
-    static_assert(promote_types(DType::F32, DType::F64) == DType::F64);
-    static_assert(promote_types(DType::F64, DType::F64) == DType::F64);
-    static_assert(promote_types(DType::F64, DType::Bool) == DType::F64);
-    static_assert(promote_types(DType::F32, DType::I64) == DType::F32);
-    SUCCEED();
-}
-
-TEST(Promotion, Scalars) {
-    using kael::promote_with_scalar;
-    static_assert(promote_with_scalar(DType::F32, 2.5) == DType::F32);
-    static_assert(promote_with_scalar(DType::F64, 2.5) == DType::F64);
-    static_assert(promote_with_scalar(DType::I64, 2.5) == DType::F32);
-    static_assert(promote_with_scalar(DType::Bool, 3) == DType::I64);
-    static_assert(promote_with_scalar(DType::I64, true) == DType::I64);
-    static_assert(promote_with_scalar(DType::Bool, true) == DType::Bool);
-    static_assert(promote_with_scalar(DType::Bool, 0.5) == DType::F32);
-    static_assert(promote_with_scalar(DType::I64, 7) == DType::I64);
-    SUCCEED();
-}
-
-TEST(Promotion, ZeroDimensionalTensorsOnlyRaiseTheCategory) {
-    const Tensor ints = kael::zeros({3}, DType::I64);
-    const Tensor floats = kael::zeros({3});
-    const Tensor bools = kael::zeros({3}, DType::Bool);
-    EXPECT_EQ(kael::result_dtype(ints, kael::scalar(1.0, DType::F64)), DType::F64);
-    EXPECT_EQ(kael::result_dtype(floats, kael::scalar(1.0, DType::F64)), DType::F32);
-    EXPECT_EQ(kael::result_dtype(kael::scalar(1.0, DType::F64), floats), DType::F32);
-    EXPECT_EQ(kael::result_dtype(bools, kael::scalar(1, DType::I64)), DType::I64);
-    EXPECT_EQ(kael::result_dtype(ints, kael::scalar(true, DType::Bool)), DType::I64);
-    EXPECT_EQ(kael::result_dtype(kael::scalar(1, DType::I64), kael::scalar(1.0, DType::F64)), DType::F64);
-    EXPECT_EQ(kael::result_dtype(ints, floats), DType::F32);
-    const std::vector<Tensor> three{ints, kael::scalar(1.0, DType::F64), bools};
-    EXPECT_EQ(kael::result_dtype(three), DType::F64);
-    EXPECT_EQ(kael::result_dtype(kael::scalar(2, DType::I64), 0.5), DType::F32);
-}
 
 // ---- the iterator ------------------------------------------------------------------------------
 

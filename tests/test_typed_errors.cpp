@@ -3,6 +3,7 @@
 // TypeError).
 #include <gtest/gtest.h>
 
+#include <string>
 #include <type_traits>
 
 #include "kael/kael.h"
@@ -26,22 +27,28 @@ TEST(TypedErrors, MacrosThrowTheirSubclass) {
 }
 
 TEST(TypedErrors, SubclassesAreDistinctAtRunTime) {
+    // Each handler records what caught the error, so the test fails when nothing throws
+    // as surely as when the wrong type is thrown.
+    std::string caught = "nothing";
     try {
         KAEL_CHECK_VALUE(false, "a value error");
     } catch (const kael::IndexError&) {
-        FAIL() << "a ValueError was caught as IndexError";
+        caught = "IndexError";
     } catch (const kael::TypeError&) {
-        FAIL() << "a ValueError was caught as TypeError";
+        caught = "TypeError";
     } catch (const kael::ValueError&) {
-        SUCCEED();
+        caught = "ValueError";
     }
+    EXPECT_EQ(caught, "ValueError");
+    caught = "nothing";
     try {
         KAEL_CHECK(false, "a plain error");
     } catch (const kael::ValueError&) {
-        FAIL() << "a plain Error was caught as ValueError";
+        caught = "ValueError";
     } catch (const kael::Error&) {
-        SUCCEED();
+        caught = "Error";
     }
+    EXPECT_EQ(caught, "Error");
 }
 
 TEST(TypedErrors, IndexErrors) {
