@@ -16,7 +16,7 @@ using kael::Tensor;
 void section(std::string_view name) { std::cout << "--- section: " << name << " ---\n"; }
 
 void counts(std::string_view step, const Tensor& a) {
-    std::cout << step << "impl refs " << a.impl().use_count() << ", storage refs "
+    std::cout << step << "impl refs " << a.use_count() << ", storage refs "
               << a.impl()->storage.use_count() << '\n';
 }
 
@@ -97,7 +97,7 @@ int main() {
 
     section("lifetime");
     std::weak_ptr<kael::Storage> watch = a.impl()->storage;
-    std::weak_ptr<kael::TensorImpl> first_impl = a.impl();
+    std::weak_ptr<const kael::TensorImpl> first_impl = a.impl();
     {
         Tensor survivor = transposed(a);
         a = kael::ones({1});
@@ -117,7 +117,7 @@ int main() {
     bad->strides = {3, 1};
     bad->offset = 1;  // one element too far: the last element would be byte 24..27
     try {
-        (void)Tensor::from_impl(bad);
+        (void)Tensor::from_impl(std::move(bad));
         std::cout << "accepted\n";
     } catch (const kael::Error& error) {
         std::cout << error.what() << '\n';

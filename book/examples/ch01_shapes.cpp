@@ -1,5 +1,7 @@
 // Chapter 01: the shape arithmetic of kael/shape.h and kael/checked_math.h on the chapter's
-// worked examples, and the messages of the checks that guard it.
+// worked examples, and the messages of the checks that guard it. The first two sections
+// are the ones chapter 00 shows as a later run: stage 1 has no check of its own inside the
+// library or an installed header.
 #include <cstdint>
 #include <iostream>
 #include <limits>
@@ -30,6 +32,14 @@ void print_error(Body body) {
 }  // namespace
 
 int main() {
+    // A check inside a library source file: the path is relative to kael/.
+    section("check-in-library");
+    print_error([] { (void)kael::numel(kael::Shape{2, -3}); });
+
+    // A check inside an inline function of an installed header.
+    section("check-in-header");
+    print_error([] { (void)kael::detail::checked_mul(std::int64_t{1} << 62, 4, "byte count"); });
+
     section("numel");
     for (const Shape& shape : {Shape{}, Shape{5}, Shape{2, 3, 4}, Shape{2, 0, 4}}) {
         std::cout << "numel(" << to_string(shape) << ") = " << kael::numel(shape) << '\n';

@@ -118,16 +118,7 @@ int main() {
                   << ") = " << kael::saturating_cast<std::int64_t>(value) << '\n';
     }
 
-    section("scalar");
-    const std::int64_t big_id = (std::int64_t{1} << 53) + 1;
-    std::cout << "Scalar(" << big_id << ").as<int64_t>() = " << kael::Scalar(big_id).as<std::int64_t>()
-              << '\n';
-    std::cout << "Scalar(" << big_id << ").as<double>()  = " << std::fixed << std::setprecision(0)
-              << kael::Scalar(big_id).as<double>() << '\n'
-              << std::defaultfloat << std::setprecision(6);
-    std::cout << "Scalar(true).dtype() = " << kael::Scalar(true).dtype()
-              << ", Scalar(3).dtype() = " << kael::Scalar(3).dtype()
-              << ", Scalar(2.5).dtype() = " << kael::Scalar(2.5).dtype() << '\n';
+    // Scalar is stage 5 code: its section is in ch04_scalar.cpp.
 
     section("devices");
     std::cout << "parse_device(\"cuda:0\") = " << kael::parse_device("cuda:0") << '\n';
@@ -177,7 +168,7 @@ int main() {
     std::cout << "weights  = " << weights << '\n';
     std::cout << "same     = " << same << '\n';
     std::cout << "snapshot = " << snapshot << '\n';
-    std::cout << "use_count of the impl: " << weights.impl().use_count() << '\n';
+    std::cout << "use_count of the impl: " << weights.use_count() << '\n';
 
     section("queries");
     // Rows of 3 elements, 5 apart, starting at position 2 of a 12-element storage.

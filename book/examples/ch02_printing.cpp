@@ -40,7 +40,7 @@ int main() {
     auto impl = std::make_shared<kael::TensorImpl>(*m.impl());
     impl->shape = {3, 2};
     impl->strides = {1, 3};
-    const Tensor mt = Tensor::from_impl(impl);
+    const Tensor mt = Tensor::from_impl(std::move(impl));
     std::cout << "storage order: " << m << '\n';
     std::cout << "transposed:    " << mt << '\n';
 

@@ -9,6 +9,7 @@
 #include <iostream>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "kael/kael.h"
@@ -425,10 +426,12 @@ int main() {
         show_loop("a.T() + b in the iterator:", iter);
         std::cout << "output strides " << kael::to_string(iter.output().strides())
                   << ", contiguous " << std::boolalpha << iter.output().is_contiguous() << '\n';
-        const Tensor sum = a.T() + b;
-        std::cout << "a.T() + b (chapter 05's add) has strides " << kael::to_string(sum.strides())
-                  << '\n';
-        std::cout << "b + a.T() has strides " << kael::to_string((b + a.T()).strides()) << '\n';
+        // Chapter 05's a.T() + b and b + a.T() take their results from these iterators (its
+        // operator+ is stage 6 code, so the program builds the iterators itself).
+        const TensorIterator swapped =
+            TensorIteratorConfig().declare_output(DType::F32).add_input(b).add_input(a.T()).build();
+        std::cout << "b + a.T(): output strides " << kael::to_string(swapped.output().strides())
+                  << ", contiguous " << swapped.output().is_contiguous() << '\n';
         // When every input is transposed, the new output is transposed too, and all three
         // operands stream in memory order: as fast as the contiguous case. 16 MB per
         // operand, beyond the caches.
@@ -474,6 +477,31 @@ int main() {
         std::cout << "[512, 512] + [512]          (contiguous runs): " << contiguous << " us\n";
         std::cout << "[512, 512] + [512, 1]       (a repeated input): " << repeated << " us\n";
         std::cout << "[512, 512] + transposed     (strided runs):    " << strided << " us\n";
+    }
+    // A column against a row: both operands stretch, each along the dimension where it has
+    // size 1, with stride 0 there. book/figures/draw.py draws the broadcasting figure of
+    // the book from these lines.
+    section("broadcast-outer");
+    {
+        const Tensor column = kael::arange(0, 30, 10, DType::I64).view({3, 1});
+        const Tensor row = kael::arange(0, 4, 1, DType::I64).view({1, 4});
+        const Shape shape = kael::broadcast_shapes(column.shape(), row.shape());
+        for (const auto& [label, t] : {std::pair{"column", column}, std::pair{"row", row}}) {
+            std::cout << label << ": shape " << kael::to_string(t.shape()) << ", strides "
+                      << kael::to_string(t.strides()) << ", storage [";
+            for (std::int64_t k = 0; k < t.numel(); ++k) {
+                std::cout << (k == 0 ? "" : ", ") << t.data_ptr<std::int64_t>()[k];
+            }
+            const Tensor e = t.expand(shape);
+            std::cout << "]\n  expanded to " << kael::to_string(e.shape()) << ": strides "
+                      << kael::to_string(e.strides()) << '\n';
+        }
+        const TensorIterator iter =
+            TensorIteratorConfig().declare_output(DType::I64).add_input(column).add_input(row).build();
+        kael::run_typed<std::int64_t, std::int64_t, std::int64_t>(
+            iter, [](std::int64_t x, std::int64_t y) { return x + y; });
+        std::cout << "column + row: " << iter.describe() << '\n';
+        std::cout << "  " << iter.output() << '\n';
     }
     return 0;
 }

@@ -6,6 +6,7 @@
 #include <iostream>
 #include <limits>
 #include <string_view>
+#include <type_traits>
 #include <vector>
 
 #include "kael/kael.h"
@@ -147,6 +148,36 @@ int main() {
         print_error([] { (void)kael::where(ints({1}), ints({1}), ints({2})); });
         std::cout << "isclose([1.5, 2], [1, 2], rtol=0, atol=0.5) "
                   << kael::isclose(doubles({1.5, 2}), doubles({1, 2}), 0, 0.5) << '\n';
+    }
+
+    // The five steps of every element-wise kernel, done by hand with the public pieces for
+    // one mixed-dtype addition, and compared with what kael::add returns.
+    section("pattern");
+    {
+        const Tensor a = kael::arange(0, 6, 1, DType::I64).view({2, 3});
+        const Tensor b = kael::from_vector({0.5f, 0.25f, 0.125f});
+        std::cout << "a: " << a.dtype() << ' ' << kael::to_string(a.shape()) << "   b: " << b.dtype()
+                  << ' ' << kael::to_string(b.shape()) << '\n';
+        const DType dtype = kael::result_dtype(a, b);
+        std::cout << "1. result dtype  result_dtype(a, b) = " << dtype << '\n';
+        const Tensor a_cast = a.to(dtype);
+        const Tensor b_cast = b.to(dtype);
+        std::cout << std::boolalpha << "2. cast          a.to(" << dtype << ") is a new tensor: "
+                  << !a_cast.is_same(a) << "\n                 b.to(" << dtype
+                  << ") is b itself:    " << b_cast.is_same(b) << '\n';
+        const kael::TensorIterator iter =
+            kael::TensorIteratorConfig().declare_output(dtype).add_input(a_cast).add_input(b_cast).build();
+        std::cout << "3. iterator      " << iter.describe() << '\n';
+        kael::dispatch(dtype, [&]<typename T>() {
+            std::cout << "4. dispatch      T is a " << sizeof(T) << "-byte "
+                      << (std::is_floating_point_v<T> ? "floating" : "integer") << " type\n";
+            kael::run_typed<T, T, T>(iter, [](T x, T y) { return x + y; });
+        });
+        std::cout << "5. element       x + y, run over the loop:\n   " << iter.output() << '\n';
+        const Tensor sum = kael::add(a, b);
+        std::cout << "kael::add(a, b):\n   " << sum << '\n';
+        std::cout << "the same values: " << (kael::all(iter.output() == sum).item<std::uint8_t>() != 0)
+                  << std::noboolalpha << '\n';
     }
     return 0;
 }

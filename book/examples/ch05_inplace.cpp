@@ -110,5 +110,22 @@ int main() {
         print_error([&] { t.add_(kael::zeros({5})); });
         std::cout << "after a failed add_     " << version_of(t) << '\n';
     }
+    // In place: no new memory, and every view of the storage sees the write. The same
+    // operation out of place leaves the input and its views alone.
+    section("in-place");
+    {
+        Tensor w = kael::zeros({2, 3});
+        const Tensor row = w[1];
+        const void* before = w.data_ptr_raw();
+        w.add_(1);
+        std::cout << std::boolalpha << "w.add_(1)  writes into w's memory: " << (w.data_ptr_raw() == before)
+                  << "\n           the view w[1] reads " << row << '\n';
+        const Tensor sum = w + 1;
+        std::cout << "w + 1      writes into w's memory: " << (sum.data_ptr_raw() == before)
+                  << "\n           the view w[1] reads " << row << std::noboolalpha << '\n';
+        Tensor t = kael::from_vector({1.0, 2.0, 3.0, 4.0});
+        t.slice(0, 1).add_(t.slice(0, 0, 3));
+        std::cout << "t[1:] += t[:-1] for t = [1, 2, 3, 4]:\n           " << t << '\n';
+    }
     return 0;
 }

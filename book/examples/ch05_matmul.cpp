@@ -1,6 +1,7 @@
 // Chapter 05, "Matrix multiplication": PyTorch's rank rules, the errors, and how close
 // kael's own kernel and the BLAS path come to a product computed in double.
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <cstdint>
 #include <iomanip>
@@ -99,6 +100,48 @@ int main() {
         const Tensor column = kael::from_vector({I{1}, I{1}}, {2, 1});
         std::cout << "[[INT64_MAX, 1]] x [[1], [1]] = " << kael::matmul(row, column) << '\n';
         std::cout << "zeros({2, 0}) x zeros({0, 3}) = " << kael::matmul(kael::zeros({2, 0}), kael::zeros({0, 3}))
+                  << '\n';
+    }
+    // Arithmetic per byte decides which resource limits an operation. One memory-bound and
+    // one compute-bound operation, timed on the machine that built the book (best of
+    // several runs).
+    section("intensity");
+    {
+        const auto best_ms = [](auto&& f) {
+            double best = 1e300;
+            for (int rep = 0; rep < 7; ++rep) {
+                const auto start = std::chrono::steady_clock::now();
+                f();
+                const auto stop = std::chrono::steady_clock::now();
+                best = std::min(best, std::chrono::duration<double, std::milli>(stop - start).count());
+            }
+            return best;
+        };
+        const auto report = [](const char* label, double flops, double bytes, double ms) {
+            std::cout << label << std::right << std::fixed << std::setprecision(1) << std::setw(7)
+                      << flops / 1e6 << " M operations, " << std::setw(5) << bytes / 1e6 << " MB, "
+                      << std::setprecision(2) << std::setw(6) << flops / bytes << " per byte\n"
+                      << "                   " << std::setw(6) << ms << " ms: " << std::setprecision(1)
+                      << std::setw(6) << flops / ms / 1e6 << " GFLOP/s, " << std::setw(5)
+                      << bytes / ms / 1e6 << " GB/s\n"
+                      << std::defaultfloat << std::setprecision(6);
+        };
+        const std::int64_t n = 4 * 1024 * 1024;
+        Tensor a = kael::rand({n});
+        const Tensor b = kael::rand({n});
+        const double add_ms = best_ms([&] { a.add_(b); });
+        // a += b reads a and b and writes a: 12 bytes and one addition per element.
+        const double add_flops = static_cast<double>(n);
+        report("a += b, 4M float32 ", add_flops, 12.0 * static_cast<double>(n), add_ms);
+        const std::int64_t m = 512;
+        const Tensor x = kael::rand({m, m});
+        const Tensor y = kael::rand({m, m});
+        const double mm_ms = best_ms([&] { (void)kael::matmul(x, y); });
+        // Two m x m inputs read and one written, at the least; 2 m^3 multiply-adds.
+        const double mm_flops = 2.0 * static_cast<double>(m * m * m);
+        report("matmul 512 x 512   ", mm_flops, 12.0 * static_cast<double>(m * m), mm_ms);
+        std::cout << "operations per second, product over addition: " << std::fixed << std::setprecision(0)
+                  << (mm_flops / mm_ms) / (add_flops / add_ms) << std::defaultfloat << std::setprecision(6)
                   << '\n';
     }
     return 0;

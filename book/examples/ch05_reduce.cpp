@@ -148,5 +148,40 @@ int main() {
         std::cout << "cumsum(bool [true, true, false], 0)  " << kael::cumsum(kael::from_vector({true, true, false}), 0)
                   << '\n';
     }
+    // A reducer's four steps, visible in the results: the identity on an empty row, the
+    // step and merge in every sum, the finish in the mean's division by the count.
+    section("reducers");
+    {
+        const Tensor x = kael::from_vector({3.0f, 1.0f, 4.0f, 1.0f, 5.0f, 9.0f, 2.0f, 6.0f}, {2, 4});
+        std::cout << "x = from_vector({3, 1, 4, 1, 5, 9, 2, 6}, {2, 4}), float32\n";
+        std::cout << "sum(x, {1})      " << kael::sum(x, {1}) << '\n';
+        std::cout << "prod(x, {1})     " << kael::prod(x, {1}) << '\n';
+        std::cout << "amax(x, {1})     " << kael::amax(x, {1}) << '\n';
+        std::cout << "mean(x, {1})     " << kael::mean(x, {1}) << '\n';
+        std::cout << "all(x > 1, {1})  " << kael::all(x > 1, {1}) << '\n';
+        const Tensor none = kael::zeros({2, 0});
+        std::cout << "rows of length 0, e = zeros({2, 0}):\n";
+        std::cout << "sum(e, {1})      " << kael::sum(none, {1}) << '\n';
+        std::cout << "prod(e, {1})     " << kael::prod(none, {1}) << '\n';
+        std::cout << "mean(e, {1})     " << kael::mean(none, {1}) << '\n';
+    }
+
+    // Two of the cures of the concepts section, each against the formula it replaces, in
+    // float32 throughout.
+    section("stable");
+    {
+        const Tensor x = kael::from_vector({100.f, 101.f, 102.f});
+        const Tensor e = kael::exp(x);
+        std::cout << "x = [100, 101, 102]\n";
+        std::cout << "exp(x) / sum(exp(x))      " << e / kael::sum(e) << '\n';
+        const Tensor shifted = kael::exp(x - kael::max(x));
+        std::cout << "with m = max(x) = " << kael::max(x).item<float>() << ":\n";
+        std::cout << "exp(x-m) / sum(exp(x-m))  " << shifted / kael::sum(shifted) << '\n';
+        const Tensor near = kael::from_vector({10000.f, 10001.f, 10002.f, 10003.f});
+        const Tensor mean = kael::mean(near);
+        std::cout << "y = [10000, 10001, 10002, 10003]\n";
+        std::cout << "mean(y * y) - mean(y)^2   " << kael::mean(near * near) - mean * mean << '\n';
+        std::cout << "var(y, {}, 0), two passes " << kael::var(near, {}, 0) << '\n';
+    }
     return 0;
 }

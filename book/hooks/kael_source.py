@@ -8,7 +8,7 @@ ReferenceError with a message that says what is missing:
   test     a GoogleTest case "Suite.Name" defined under tests/ or exercises/
 
 Code is read as the final stage sees it (stage markers removed, old lines dropped), or as
-an earlier stage saw it when a stage number is given.
+an earlier stage saw it when a stage number is given; tests can be listed as of a stage too.
 """
 from __future__ import annotations
 
@@ -307,9 +307,13 @@ class TestCase:
         return f"{self.suite}.{self.name}"
 
 
-def find_tests(root: pathlib.Path) -> dict[str, TestCase]:
+def find_tests(root: pathlib.Path, stage: int | None = None) -> dict[str, TestCase]:
     """Every GoogleTest case in tests/ and exercises/, and every CTest test that CMake
-    files under tests/ and examples/ declare with add_test(NAME Suite.Name ...)."""
+    files under tests/ and examples/ declare with add_test(NAME Suite.Name ...).
+
+    With a stage, only the tests that exist at that stage: files the stage has, read as the
+    stage has them (a line number is then one in that stage's file)."""
+    manifest = kael_stages.Manifest.load(root)
     tests: dict[str, TestCase] = {}
     sources = [("tests/**/*.cpp", TEST_DEFINITION), ("exercises/**/test.cpp", TEST_DEFINITION),
                ("tests/**/CMakeLists.txt", CTEST_DEFINITION), ("examples/**/CMakeLists.txt", CTEST_DEFINITION)]
@@ -317,11 +321,29 @@ def find_tests(root: pathlib.Path) -> dict[str, TestCase]:
         for file in sorted(root.glob(pattern)):
             text = file.read_text(encoding="utf-8")
             relative = file.relative_to(root).as_posix()
+            if stage is not None:
+                text = _text_at_stage(manifest, relative, text, stage)
+                if text is None:
+                    continue
             for match in definition.finditer(text):
                 case = TestCase(match.group(1), match.group(2), relative,
                                 text.count("\n", 0, match.start()) + 1)
                 tests.setdefault(case.full_name, case)
     return tests
+
+
+def _text_at_stage(manifest: kael_stages.Manifest, path: str, text: str, stage: int) -> str | None:
+    """A test file as `stage` has it, or None where the stage does not have the file."""
+    try:
+        introduced = manifest.introduced_in(path)
+    except kael_stages.StageError:
+        return None  # not part of any stage yet: scripts/check-stages reports it
+    if introduced == 0 or introduced > stage:
+        return None
+    try:
+        return kael_stages.render(path, text, stage, introduced=introduced, last=manifest.last)
+    except kael_stages.StageError as error:
+        raise ReferenceError(str(error)) from error
 
 
 def extract_test(root: pathlib.Path, case: TestCase) -> str:

@@ -210,6 +210,7 @@ class FakePage:
 
 def render(markdown, page="chapters/02-memory-model.md"):
     kael_hook._errors.clear()
+    kael_hook._tests_by_stage.clear()
     kael_hook._tests = kael_source.find_tests(ROOT)
     return kael_hook.on_page_markdown(markdown, FakePage(page), {}, None)
 
@@ -240,13 +241,140 @@ def test_escaped_call_is_shown_literally():
 
 
 def test_output_sections(tmp_path, monkeypatch):
-    (tmp_path / "demo.txt").write_text("--- section: one ---\nfirst\n--- section: two ---\nsecond\n")
+    (tmp_path / "stage-3").mkdir()
+    (tmp_path / "stage-3" / "demo.txt").write_text("--- section: one ---\nfirst\n--- section: two ---\nsecond\n")
     monkeypatch.setenv("KAEL_BOOK_OUTPUTS", str(tmp_path))
     assert "second" in render('{{ output("demo", section="two") }}')
     render('{{ output("demo", section="three") }}')
     assert "printed no section 'three'" in kael_hook._errors[0]
     render('{{ output("missing") }}')
-    assert "no output recorded" in kael_hook._errors[0]
+    assert "no program book/examples/missing.cpp" in kael_hook._errors[0]
+
+
+# ---- stages: each chapter shows its own stage -------------------------------------------
+
+CHAPTER_00 = "chapters/00-getting-started.md"
+CHAPTER_02 = "chapters/02-memory-model.md"  # describes stage 3
+DESIGN_RECORD = "adr/0001-runtime-dtype.md"
+
+
+def test_each_chapter_page_has_its_stage_and_other_pages_have_main():
+    assert kael_hook.page_stage(CHAPTER_00) == 1
+    assert kael_hook.page_stage(CHAPTER_02) == 3
+    assert kael_hook.page_stage("chapters/05-operations.md") == 6
+    for page in (DESIGN_RECORD, "index.md", "glossary.md", "contributing.md", "exercises.md"):
+        assert kael_hook.page_stage(page) is None
+
+
+def test_a_listing_defaults_to_the_stage_of_its_page():
+    call = '{{ code("kael/include/kael/error.h") }}'
+    chapter = render(call, CHAPTER_02)
+    assert "using ValueError = Error;" in chapter and "class ValueError" not in chapter
+    assert chapter.startswith('```cpp title="kael/include/kael/error.h"\n')
+    final = render(call, DESIGN_RECORD)
+    assert "class ValueError : public Error" in final
+    assert not kael_hook._errors
+
+
+def test_a_listing_of_the_books_tooling_is_shown_as_it_is():
+    out = render('{{ code("scripts/stage") }}', CHAPTER_02)
+    assert (ROOT / "scripts" / "stage").read_text().strip("\n") in out
+    assert not kael_hook._errors
+
+
+def test_a_symbol_missing_at_the_chapters_stage_fails_and_names_the_stage_that_adds_it():
+    render('{{ code("kael/include/kael/error.h", "class IndexError") }}', CHAPTER_02)
+    assert len(kael_hook._errors) == 1
+    assert "not at stage 3, this chapter's stage: class IndexError not found" in kael_hook._errors[0]
+    assert "stage 10 adds it: write stage=10" in kael_hook._errors[0]
+    render('{{ code("kael/include/kael/scalar.h", "class Scalar") }}', CHAPTER_02)
+    assert "scalar.h does not exist at stage 3" in kael_hook._errors[0]
+    assert "write stage=5" in kael_hook._errors[0]
+
+
+def test_a_region_missing_at_the_chapters_stage_fails(tmp_path, monkeypatch):
+    """A region fenced by a later stage's markers is absent at the earlier stage."""
+    (tmp_path / "chapters").mkdir()
+    (tmp_path / "chapters" / "stages.toml").write_text(
+        (ROOT / "chapters" / "stages.toml").read_text())
+    (tmp_path / "kael" / "src").mkdir(parents=True)
+    (tmp_path / "kael" / "src" / "version.cpp").write_text(
+        "int a;\n//> stage 4\n// book-region: later\nint b;\n// end-book-region: later\n//< stage 4\n")
+    monkeypatch.setattr(kael_hook, "ROOT", tmp_path)
+    render('{{ code("kael/src/version.cpp", region="later") }}', CHAPTER_02)
+    assert "not at stage 3, this chapter's stage: region 'later' not found" in kael_hook._errors[0]
+    assert "stage 4 adds it" in kael_hook._errors[0]
+    assert "int b;" in render('{{ code("kael/src/version.cpp", region="later") }}', "chapters/03-views.md")
+    assert not kael_hook._errors
+
+
+def test_a_later_stage_is_labelled_in_the_title():
+    added = render('{{ code("kael/include/kael/error.h", "class IndexError", stage=10) }}', CHAPTER_02)
+    assert added.startswith('```cpp title="kael/include/kael/error.h (added in stage 10, chapter 09)"\n')
+    changed = render('{{ code("kael/include/kael/error.h", stage=10) }}', CHAPTER_02)
+    assert 'title="kael/include/kael/error.h (as changed in stage 10, chapter 09)"' in changed
+    earlier = render('{{ code("kael/include/kael/error.h", stage=1) }}', CHAPTER_02)
+    assert 'title="kael/include/kael/error.h (stage 1)"' in earlier
+    assert not kael_hook._errors
+
+
+def test_a_later_stage_that_changes_nothing_is_an_error():
+    # The label "added in stage 5" would be false: the enum is the same at stage 3.
+    render('{{ code("kael/include/kael/dtype.h", "enum class DType", stage=5) }}', CHAPTER_02)
+    assert "stage=5 is not needed: the listing is the same at stage 3" in kael_hook._errors[0]
+
+
+def test_a_cited_test_must_exist_at_the_chapters_stage():
+    render('{{ test("Scalar.IntegersAreKeptExactly") }}', CHAPTER_02)
+    assert kael_hook._errors[0].endswith(
+        "test Scalar.IntegersAreKeptExactly does not exist at stage 3, this chapter's stage; "
+        "stage 5 adds it: write stage=5 to cite it as a later test")
+    out = render('{{ test("Scalar.IntegersAreKeptExactly", stage=5) }}', CHAPTER_02)
+    assert out.endswith("#scalar-integersarekeptexactly) (added in stage 5, chapter 04)")
+    assert not kael_hook._errors
+    render('{{ test("Storage.AlignedTo64Bytes", stage=5) }}', CHAPTER_02)
+    assert "stage=5 is not needed" in kael_hook._errors[0]
+    # Pages that are not chapters cite main's tests.
+    render('{{ test("Scalar.IntegersAreKeptExactly") }}', DESIGN_RECORD)
+    assert not kael_hook._errors
+
+
+def test_tests_can_be_listed_as_of_a_stage():
+    at_3 = kael_source.find_tests(ROOT, stage=3)
+    assert "Storage.AlignedTo64Bytes" in at_3 and "Scalar.IntegersAreKeptExactly" not in at_3
+    assert "Scalar.IntegersAreKeptExactly" in kael_source.find_tests(ROOT, stage=5)
+
+
+def test_outputs_come_from_the_folder_of_the_pages_stage(tmp_path, monkeypatch):
+    for folder, text in (("stage-3", "as at stage 3"), ("stage-4", "as at stage 4"), ("main", "as on main")):
+        (tmp_path / folder).mkdir()
+        (tmp_path / folder / "demo.txt").write_text(text + "\n")
+    monkeypatch.setenv("KAEL_BOOK_OUTPUTS", str(tmp_path))
+    assert "as at stage 3" in render('{{ output("demo") }}', CHAPTER_02)
+    assert "as on main" in render('{{ output("demo") }}', DESIGN_RECORD)
+    later = render('{{ output("demo", stage=4) }}', CHAPTER_02)
+    assert 'title="output of examples/demo.cpp (run against stage 4, chapter 03)"' in later
+    assert "as at stage 4" in later
+    assert not kael_hook._errors
+
+
+def test_a_program_of_another_chapter_is_not_shown_silently(tmp_path, monkeypatch):
+    monkeypatch.setenv("KAEL_BOOK_OUTPUTS", str(tmp_path))
+    render('{{ output("ch05_nn") }}', CHAPTER_02)
+    assert ("book/examples/ch05_nn.cpp runs against stage 6, not stage 3" in kael_hook._errors[0]
+            and "write stage=6" in kael_hook._errors[0])
+
+
+def test_each_book_program_runs_against_its_chapters_stage():
+    manifest = kael_source.kael_stages.Manifest.load(ROOT)
+    program_stage = kael_source.kael_stages.program_stage
+    assert program_stage(manifest, "book/examples/ch00_errors.cpp") == 1
+    assert program_stage(manifest, "book/examples/ch05_nn.cpp") == 6
+    assert program_stage(manifest, "examples/hello_tensor.cpp") == 3
+    assert program_stage(manifest, "book/examples/adr_shared_handle.cpp") is None
+    at_3 = kael_source.kael_stages.book_programs(ROOT, 3)
+    assert "examples/hello_tensor.cpp" in at_3 and "book/examples/ch02_core.cpp" in at_3
+    assert all(p.startswith("book/examples/ch02_") or p.startswith("examples/") for p in at_3)
 
 
 def test_broken_reference_fails_the_mkdocs_build(tmp_path):

@@ -379,7 +379,7 @@ def stage_readme(manifest: Manifest, stage: Stage) -> str:
 Each exercise under `exercises/` has a task text (`README.md`), a stub for you to fill in
 (`exercise.cpp`), its tests, and a reference solution. Run one against your stub with
 
-    scripts/exercise <name>          for example: scripts/exercise strided-index-iterator
+    scripts/exercise <name>          for example: scripts/exercise parse-version
 
 and compare with the reference solution with `scripts/exercise --solution <name>`.
 """
@@ -436,11 +436,45 @@ def write_tree(tree: dict[str, tuple[bytes, bool]], target: pathlib.Path) -> tup
     return written, removed
 
 
+# ---------------------------------------------------------------------------------------
+# The book's programs: which build runs each one
+
+BOOK_PROGRAMS = "book/examples"
+_CHAPTER_PROGRAM = re.compile(r"ch([0-9]{2})_\w+")
+
+
+def program_stage(manifest: Manifest, path: str) -> int | None:
+    """The stage whose build runs a program whose output the book shows; None for main.
+
+    A chapter must show what a reader at its tag gets, so book/examples/chNN_<topic>.cpp
+    runs against stage NN + 1, the stage chapter NN describes, and a program of the
+    library's own examples/ against the stage that introduces it. The other book programs
+    (the design records') run against main, as the pages that show them describe main.
+    """
+    name = pathlib.PurePosixPath(path).stem
+    if path.startswith(BOOK_PROGRAMS + "/"):
+        chapter = _CHAPTER_PROGRAM.fullmatch(name)
+        return manifest.stage(int(chapter.group(1)) + 1).number if chapter else None
+    return manifest.introduced_in(path)
+
+
+def book_programs(root: pathlib.Path, stage: int | None) -> list[str]:
+    """The programs run against `stage` (None: main), as paths relative to the root."""
+    manifest = Manifest.load(root)
+    candidates = sorted(root.glob(f"{BOOK_PROGRAMS}/*.cpp")) + sorted(root.glob("examples/*.cpp"))
+    paths = [c.relative_to(root).as_posix() for c in candidates]
+    return [p for p in paths if program_stage(manifest, p) == stage]
+
+
 if __name__ == "__main__":
     import sys
 
+    root = pathlib.Path(__file__).resolve().parent.parent.parent
     if sys.argv[1:] == ["ready-stages"]:
-        root = pathlib.Path(__file__).resolve().parent.parent.parent
         print(" ".join(str(s.number) for s in Manifest.load(root).ready_stages))
+    elif len(sys.argv) == 3 and sys.argv[1] == "book-programs":
+        # "book-programs N" or "book-programs main": one path per line.
+        which = sys.argv[2]
+        print("\n".join(book_programs(root, None if which == "main" else int(which))))
     else:
-        sys.exit("usage: kael_stages.py ready-stages")
+        sys.exit("usage: kael_stages.py ready-stages | book-programs N|main")
