@@ -1,0 +1,439 @@
+#!/usr/bin/python3
+"""Draws the book's figures, as SVG, from what the book's programs printed.
+
+    book/figures/draw.py OUTPUTS TARGET
+
+OUTPUTS is the folder where scripts/book records what each program in book/examples/
+printed (build/book/outputs/<program>.txt); TARGET is where the SVG files go
+(book/docs/generated/figures, which git ignores). scripts/book runs this after the programs
+and before mkdocs, so every build draws the figures again from the library's own answers.
+
+Where the numbers come from:
+
+- strides.svg: the shape, strides and offset of `grid` and `grid.transpose(0, 1)` and the
+  values each one reads, from the sections "grid" and "transpose" of
+  book/examples/ch03_views.cpp. The storage positions of every element are computed from
+  those strides with chapter 01's formula, and checked against the printed values (the
+  grid's storage holds 0, 1, 2, ..., so a value is the position it was read from).
+- broadcast.svg: the shapes, strides, storage and expanded strides of a [3, 1] column and
+  a [1, 4] row, the iterator's loop and the sum, from the section "broadcast-outer" of
+  book/examples/ch04_iterator.cpp. Every cell of the result is recomputed from the
+  expanded strides and checked against the printed sum.
+- coalescing.svg: the element strides of two sliced inputs and the loop the iterator built
+  for them (shape and byte strides after coalescing), from the section
+  "coalesce-every-other" of book/examples/ch04_iterator.cpp. The byte strides before
+  coalescing are the element strides times 4, the size of the float32 elements of
+  `zeros`, checked against the innermost stride of the printed loop.
+- benchmarks.svg: the table of benchmarks/RESULTS.md, which
+  benchmarks/compare_with_libtorch.py writes from a measured run.
+
+A section or a line that is missing or does not parse stops the script with an error that
+names it: a figure is never drawn from stale or invented numbers.
+"""
+from __future__ import annotations
+
+import math
+import pathlib
+import re
+import sys
+
+import matplotlib
+
+matplotlib.use("svg")
+import matplotlib.pyplot as plt  # noqa: E402
+from matplotlib.patches import FancyArrowPatch, Rectangle  # noqa: E402
+
+ROOT = pathlib.Path(__file__).resolve().parents[2]
+
+# One look for every figure: the Material theme's indigo and deep orange, and greys.
+INDIGO = "#3f51b5"
+ORANGE = "#ff5722"
+GREY = "#9e9e9e"
+LIGHT = "#e8eaf6"
+ROW_COLOURS = ["#c5cae9", "#ffccbc", "#c8e6c9", "#fff9c4", "#b2ebf2", "#f8bbd0"]
+
+plt.rcParams.update({
+    "font.family": "DejaVu Sans",
+    "font.size": 10,
+    "svg.hashsalt": "kael-book",   # stable ids, so an unchanged figure is byte-identical
+    "svg.fonttype": "path",
+})
+
+
+class FigureError(Exception):
+    pass
+
+
+# ---------------------------------------------------------------------------------------
+# Reading the recorded outputs
+
+
+def sections(outputs: pathlib.Path, program: str) -> dict[str, list[str]]:
+    """The sections of one program's output, split at the hook's `--- section: x ---`."""
+    file = output_file(outputs, program)
+    result: dict[str, list[str]] = {}
+    current = None
+    for line in file.read_text(encoding="utf-8").split("\n"):
+        marker = re.fullmatch(r"--- section: ([\w.-]+) ---", line)
+        if marker:
+            current = marker.group(1)
+            result[current] = []
+        elif current is not None:
+            result[current].append(line)
+    return result
+
+
+def output_file(outputs: pathlib.Path, program: str) -> pathlib.Path:
+    """Where scripts/book recorded a program's output: OUTPUTS/stage-N/<program>.txt for a
+    chapter's program, run against the chapter's stage (chNN_*.cpp against stage NN + 1),
+    or OUTPUTS/<program>.txt in a flat folder."""
+    chapter = re.match(r"ch(\d\d)_", program)
+    candidates = [outputs / f"{program}.txt"]
+    if chapter:
+        candidates.insert(0, outputs / f"stage-{int(chapter.group(1)) + 1}" / f"{program}.txt")
+    candidates.append(outputs / "main" / f"{program}.txt")
+    for file in candidates:
+        if file.is_file():
+            return file
+    raise FigureError(f"no output recorded for book/examples/{program}.cpp under {outputs}")
+
+
+def section(outputs: pathlib.Path, program: str, name: str) -> list[str]:
+    found = sections(outputs, program)
+    if name not in found:
+        raise FigureError(f"book/examples/{program}.cpp printed no section {name!r}")
+    return found[name]
+
+
+def numbers(text: str) -> list[int]:
+    """The integers of a printed list such as "[3, 4]" (an empty list gives [])."""
+    return [int(n) for n in re.findall(r"-?\d+", text)]
+
+
+def match(pattern: str, lines: list[str], where: str) -> re.Match:
+    for line in lines:
+        found = re.search(pattern, line)
+        if found:
+            return found
+    raise FigureError(f"{where}: no line matches {pattern!r}")
+
+
+def tensor_values(line: str) -> list[float]:
+    """The values of a printed tensor, `tensor([0, 1, ...], shape=[...], dtype=...)`."""
+    found = re.search(r"tensor\(\[(.*?)\]", line)
+    if not found:
+        raise FigureError(f"not a printed tensor: {line!r}")
+    return [float(v) for v in found.group(1).split(",") if v.strip()]
+
+
+def positions(shape: list[int], strides: list[int], offset: int) -> list[int]:
+    """Storage positions of every element in row-major order: chapter 01's formula."""
+    result = []
+    for k in range(math.prod(shape)):
+        index, rest = [], k
+        for size in reversed(shape):
+            index.append(rest % size)
+            rest //= size
+        index.reverse()
+        result.append(offset + sum(i * s for i, s in zip(index, strides)))
+    return result
+
+
+# ---------------------------------------------------------------------------------------
+# Drawing helpers
+
+
+def cell(ax, x, y, text, colour="white", edge="#424242", w=1.0, h=1.0, **kw):
+    ax.add_patch(Rectangle((x, y), w, h, facecolor=colour, edgecolor=edge, linewidth=1.0,
+                           **{k: v for k, v in kw.items() if k in ("hatch", "alpha", "linestyle")}))
+    ax.text(x + w / 2, y + h / 2, text, ha="center", va="center",
+            fontsize=kw.get("fontsize", 10), color=kw.get("textcolour", "black"))
+
+
+def arc(ax, x0, x1, y, colour, height=0.6, label=None, below=False):
+    sign = -1 if below else 1
+    arrow = FancyArrowPatch((x0, y), (x1, y), connectionstyle=f"arc3,rad={-0.5 * sign if x1 > x0 else 0.5 * sign}",
+                            arrowstyle="-|>", mutation_scale=9, color=colour, linewidth=1.1)
+    ax.add_patch(arrow)
+    if label:
+        ax.text((x0 + x1) / 2, y + sign * (abs(x1 - x0) * 0.25 + 0.15), label, ha="center",
+                va="bottom" if not below else "top", fontsize=8, color=colour)
+
+
+def finish(fig, target: pathlib.Path, name: str) -> str:
+    path = target / name
+    fig.savefig(path, format="svg", bbox_inches="tight", metadata={"Date": None})
+    plt.close(fig)
+    return name
+
+
+# ---------------------------------------------------------------------------------------
+# strides.svg: a 2-d tensor and its transpose over one storage
+
+
+def parse_view(lines: list[str], label: str, where: str) -> tuple[list[int], list[int], int, list[float]]:
+    for i, line in enumerate(lines):
+        found = re.fullmatch(re.escape(label) + r": shape (\[.*?\]), strides (\[.*?\]), offset (\d+)", line)
+        if found and i + 1 < len(lines):
+            return (numbers(found.group(1)), numbers(found.group(2)), int(found.group(3)),
+                    tensor_values(lines[i + 1]))
+    raise FigureError(f"{where}: no metadata line for {label!r}")
+
+
+def draw_strides(outputs: pathlib.Path, target: pathlib.Path) -> str:
+    where = "ch03_views"
+    views = [("grid", *parse_view(section(outputs, where, "grid"), "grid", where)),
+             ("grid.transpose(0, 1)",
+              *parse_view(section(outputs, where, "transpose"), "grid.transpose(0, 1)", where))]
+    storage = max(max(positions(s, st, o)) for _, s, st, o, _ in views) + 1
+    row_length = views[0][2][0]  # the grid is contiguous: a storage row per grid row
+
+    def colour_of(position: int) -> str:
+        return ROW_COLOURS[(position // row_length) % len(ROW_COLOURS)]
+
+    fig, ax = plt.subplots(figsize=(9.2, 6.4))
+    top = 0.0
+    for n, (label, shape, strides, offset, values) in enumerate(views):
+        rows, cols = shape
+        where_read = positions(shape, strides, offset)
+        if [int(v) for v in values] != where_read:
+            raise FigureError(f"{where}: {label} read {values}, but its strides give {where_read}")
+        y0 = top - rows
+        # The logical matrix, each cell coloured by the row of the grid its element lives in.
+        ax.text(0, top + 0.35, f"{label}: shape {shape}, strides {strides}", fontsize=10,
+                fontweight="bold", color=INDIGO)
+        for i in range(rows):
+            for j in range(cols):
+                p = where_read[i * cols + j]
+                cell(ax, j, y0 + rows - 1 - i, str(int(values[i * cols + j])), colour_of(p))
+        ax.text(cols + 0.3, y0 + rows / 2, f"position of [i, j]\n= {offset} + {strides[0]}·i + {strides[1]}·j",
+                va="center", fontsize=9)
+        # The storage, and the order in which a row-major reading of the view visits it.
+        sx, sy = 7.4, y0 + rows / 2 - 0.5
+        for p in range(storage):
+            cell(ax, sx + p * 0.62, sy, str(p), colour_of(p),
+                 w=0.62, h=0.8, fontsize=9)
+        ax.text(sx, sy - 0.45, "storage positions", fontsize=8, color=GREY)
+        for k in range(1, min(len(where_read), 6)):
+            a, b = where_read[k - 1], where_read[k]
+            step = b - a
+            arc(ax, sx + a * 0.62 + 0.31, sx + b * 0.62 + 0.31, sy + 0.8,
+                INDIGO if step == strides[-1] else ORANGE, label=f"{step:+d}")
+        ax.text(sx + storage * 0.62 + 0.1, sy + 0.4,
+                f"reading order {', '.join(map(str, where_read[:6]))}, …", va="center", fontsize=8,
+                color=GREY)
+        top = y0 - 1.4
+    ax.set_xlim(-0.3, 7.4 + storage * 0.62 + 3.6)
+    ax.set_ylim(top + 0.8, 1.0)
+    ax.set_aspect("equal")
+    ax.axis("off")
+    return finish(fig, target, "strides.svg")
+
+
+# ---------------------------------------------------------------------------------------
+# broadcast.svg: a [3, 1] column and a [1, 4] row stretched to [3, 4]
+
+
+def draw_broadcast(outputs: pathlib.Path, target: pathlib.Path) -> str:
+    where = "ch04_iterator, section broadcast-outer"
+    lines = section(outputs, "ch04_iterator", "broadcast-outer")
+    operands = []
+    for label in ("column", "row"):
+        head = match(re.escape(label) + r": shape (\[.*?\]), strides (\[.*?\]), storage (\[.*?\])", lines, where)
+        index = lines.index(head.string)
+        expanded = re.search(r"expanded to (\[.*?\]): strides (\[.*?\])", lines[index + 1])
+        if not expanded:
+            raise FigureError(f"{where}: no expanded strides after {label!r}")
+        operands.append((label, numbers(head.group(1)), numbers(head.group(2)), numbers(head.group(3)),
+                         numbers(expanded.group(1)), numbers(expanded.group(2))))
+    loop = match(r"column \+ row: (loop shape .*)", lines, where).group(1)
+    result_line = lines[lines.index(match(r"column \+ row:", lines, where).string) + 1]
+    result = [int(v) for v in tensor_values(result_line)]
+    shape = operands[0][4]
+    rows, cols = shape
+    read = []
+    for label, _, _, storage, eshape, estrides in operands:
+        if eshape != shape:
+            raise FigureError(f"{where}: {label} expanded to {eshape}, not {shape}")
+        read.append([[storage[i * estrides[0] + j * estrides[1]] for j in range(cols)] for i in range(rows)])
+    computed = [read[0][i][j] + read[1][i][j] for i in range(rows) for j in range(cols)]
+    if computed != result:
+        raise FigureError(f"{where}: the expanded strides give {computed}, the program printed {result}")
+
+    fig, ax = plt.subplots(figsize=(10.5, 4.6))
+    panels = [0.0, 6.6, 13.6]
+    for n, (label, oshape, ostrides, storage, _, estrides) in enumerate(operands):
+        x0 = panels[n]
+        ax.text(x0, rows + 1.75, f"{label}: shape {oshape}, strides {ostrides}", fontsize=10,
+                fontweight="bold", color=INDIGO)
+        ax.text(x0, rows + 1.15, f"expanded to {shape}: strides {estrides}", fontsize=9)
+        zero = [d for d, s in enumerate(estrides) if s == 0]
+        for i in range(rows):
+            for j in range(cols):
+                stored = (i if 0 not in zero else 0, j if 1 not in zero else 0) == (i, j) \
+                    and (oshape[0] > 1 or i == 0) and (oshape[1] > 1 or j == 0)
+                cell(ax, x0 + j, rows - 1 - i, str(read[n][i][j]), LIGHT if not stored else ROW_COLOURS[n],
+                     hatch=None if stored else "///", textcolour="black" if stored else "#616161")
+        for d in zero:
+            if d == 0:
+                ax.annotate("", xy=(x0 + cols + 0.35, 0.1), xytext=(x0 + cols + 0.35, rows - 0.1),
+                            arrowprops=dict(arrowstyle="-|>", color=ORANGE))
+                ax.text(x0 + cols + 0.5, rows / 2, "dim 0\nstride 0", color=ORANGE, fontsize=8, va="center")
+            else:
+                ax.annotate("", xy=(x0 + cols - 0.1, -0.35), xytext=(x0 + 0.1, -0.35),
+                            arrowprops=dict(arrowstyle="-|>", color=ORANGE))
+                ax.text(x0 + cols / 2, -0.6, "dim 1: stride 0", color=ORANGE, fontsize=8, ha="center",
+                        va="top")
+        ax.text(x0, -1.35, "storage", fontsize=8, color=GREY, va="center")
+        for p, v in enumerate(storage):
+            cell(ax, x0 + 1.2 + p * 0.7, -1.75, str(v), ROW_COLOURS[n], w=0.7, h=0.8, fontsize=9)
+    ax.text(panels[0] + cols + 1.3, rows / 2, "+", fontsize=20, ha="center", va="center")
+    ax.text(panels[1] + cols + 2.0, rows / 2, "=", fontsize=20, ha="center", va="center")
+    x0 = panels[2]
+    ax.text(x0, rows + 1.75, f"column + row: shape {shape}", fontsize=10, fontweight="bold", color=INDIGO)
+    ax.text(x0, rows + 1.15, loop.replace("; byte strides:", ";\nbyte strides:"), fontsize=8, va="bottom")
+    for i in range(rows):
+        for j in range(cols):
+            cell(ax, x0 + j, rows - 1 - i, str(result[i * cols + j]), "white")
+    ax.text(x0, -1.35, "every cell a new element:\n12 stored for 3 + 4 read", fontsize=8, color=GREY,
+            va="center")
+    ax.set_xlim(-0.3, panels[2] + cols + 0.4)
+    ax.set_ylim(-2.3, rows + 2.3)
+    ax.set_aspect("equal")
+    ax.axis("off")
+    return finish(fig, target, "broadcast.svg")
+
+
+# ---------------------------------------------------------------------------------------
+# coalescing.svg: two sliced inputs, before and after the iterator merges their dimensions
+
+
+def draw_coalescing(outputs: pathlib.Path, target: pathlib.Path) -> str:
+    where = "ch04_iterator, section coalesce-every-other"
+    lines = section(outputs, "ch04_iterator", "coalesce-every-other")
+    cases = []
+    for i, line in enumerate(lines):
+        found = re.search(r"of (\[\d+, \d+\]).*: shape (\[.*?\]), strides (\[.*?\])", line)
+        if not found:
+            continue
+        loop_line = next((l for l in lines[i + 1:i + 4] if "loop shape" in l), None)
+        loop = re.search(r"loop shape (\[.*?\]); byte strides: out (\[.*?\]), in0 (\[.*?\])", loop_line or "")
+        if not loop:
+            raise FigureError(f"{where}: no loop printed after {line!r}")
+        cases.append((numbers(found.group(1)), numbers(found.group(2)), numbers(found.group(3)),
+                      numbers(loop.group(1)), numbers(loop.group(3))))
+    if len(cases) != 2:
+        raise FigureError(f"{where}: expected two sliced inputs, found {len(cases)}")
+
+    fig, axes = plt.subplots(2, 1, figsize=(10.5, 4.4))
+    for ax, (base, shape, strides, loop_shape, loop_strides) in zip(axes, cases):
+        itemsize = loop_strides[-1] // strides[-1]
+        if itemsize != 4:
+            raise FigureError(f"{where}: expected float32 elements (4 bytes), the loop implies {itemsize}")
+        byte_strides = [s * itemsize for s in strides]
+        visited = positions(shape, strides, 0)
+        storage = math.prod(base)
+        w = 0.62
+        for p in range(storage):
+            row = p // base[1]
+            on = p in visited
+            cell(ax, p * w, 0, f"{p * itemsize}", ROW_COLOURS[row % len(ROW_COLOURS)] if on else "white",
+                 w=w, h=0.7, fontsize=7, textcolour="black" if on else GREY)
+        ax.text(0, -0.35, f"storage of zeros({base}), byte offsets; shaded: the {len(visited)} elements the "
+                f"slice reads", fontsize=8, color=GREY, va="top")
+        for k in range(1, len(visited)):
+            a, b = visited[k - 1], visited[k]
+            step = (b - a) * itemsize
+            arc(ax, a * w + w / 2, b * w + w / 2, 0.7,
+                INDIGO if step == loop_strides[-1] else ORANGE, label=f"+{step}")
+        merged = len(loop_shape) < len(shape)
+        test = (f"outer stride {byte_strides[0]} == inner stride {byte_strides[1]} × size {shape[1]}"
+                f"  {'yes' if byte_strides[0] == byte_strides[1] * shape[1] else 'no'}")
+        ax.text(storage * w + 0.4, 1.55, f"before: shape {shape}, input byte strides {byte_strides}",
+                fontsize=9, color="black")
+        ax.text(storage * w + 0.4, 0.95, test, fontsize=9, color=INDIGO if merged else ORANGE)
+        ax.text(storage * w + 0.4, 0.35, f"after:  loop shape {loop_shape}, input byte strides {loop_strides}",
+                fontsize=9, fontweight="bold", color=INDIGO if merged else ORANGE)
+        ax.text(storage * w + 0.4, -0.25,
+                "one run: every step the same" if merged else
+                f"{loop_shape[0]} runs of {loop_shape[1]}: the step between rows differs", fontsize=8,
+                color=GREY)
+        ax.set_xlim(-0.2, storage * w + 7.6)
+        ax.set_ylim(-0.8, 2.2)
+        ax.set_aspect("equal")
+        ax.axis("off")
+    return finish(fig, target, "coalescing.svg")
+
+
+# ---------------------------------------------------------------------------------------
+# benchmarks.svg: kael's time over libtorch's, per workload, from benchmarks/RESULTS.md
+
+
+def parse_results(text: str) -> list[dict[str, str]]:
+    rows, header = [], None
+    for line in text.splitlines():
+        if not line.startswith("|"):
+            continue
+        cells = [c.strip() for c in line.strip().strip("|").split("|")]
+        if header is None:
+            header = cells
+        elif not all(re.fullmatch(r":?-+:?", c) for c in cells):
+            rows.append(dict(zip(header, cells)))
+    if not rows:
+        raise FigureError("benchmarks/RESULTS.md has no table")
+    return rows
+
+
+def draw_benchmarks(target: pathlib.Path) -> str:
+    text = (ROOT / "benchmarks" / "RESULTS.md").read_text(encoding="utf-8")
+    rows = parse_results(text)
+    ratio_key = next((k for k in rows[0] if "/" in k and "time" in k), None)
+    if ratio_key is None:
+        raise FigureError("benchmarks/RESULTS.md: no 'kael / libtorch time' column")
+    names = [r["workload"] for r in rows]
+    ratios = [float(r[ratio_key]) for r in rows]
+    measured = next((l for l in text.splitlines() if l.startswith("Measured on")), "")
+    fig, ax = plt.subplots(figsize=(9.0, 0.36 * len(rows) + 1.4))
+    y = list(range(len(rows)))[::-1]
+    colours = [INDIGO if r <= 1.0 else ORANGE for r in ratios]
+    ax.barh(y, ratios, color=colours, height=0.62)
+    ax.axvline(1.0, color="#424242", linewidth=1.0)
+    for yi, r in zip(y, ratios):
+        ax.text(r + 0.02, yi, f"{r:.2f}", va="center", fontsize=8)
+    ax.set_yticks(y)
+    ax.set_yticklabels(names, fontsize=8)
+    ax.set_xlabel("kael's time / libtorch's time   (below 1: kael is faster)", fontsize=9)
+    ax.set_xlim(0, max(max(ratios) * 1.12, 1.3))
+    for side in ("top", "right"):
+        ax.spines[side].set_visible(False)
+    date = re.search(r"Measured on (\S+) on ([^,]+)", measured)
+    if date:
+        ax.set_title(f"benchmarks/RESULTS.md: {date.group(2)}, {date.group(1)}", fontsize=9, loc="left",
+                     color=GREY)
+    return finish(fig, target, "benchmarks.svg")
+
+
+# ---------------------------------------------------------------------------------------
+
+
+def main(argv: list[str]) -> int:
+    if len(argv) != 3:
+        print(__doc__.split("\n\n")[1], file=sys.stderr)
+        return 2
+    outputs, target = pathlib.Path(argv[1]), pathlib.Path(argv[2])
+    target.mkdir(parents=True, exist_ok=True)
+    try:
+        drawn = [draw_strides(outputs, target), draw_broadcast(outputs, target),
+                 draw_coalescing(outputs, target), draw_benchmarks(target)]
+    except FigureError as error:
+        print(f"figures: {error}", file=sys.stderr)
+        return 1
+    for stale in target.glob("*.svg"):
+        if stale.name not in drawn:
+            stale.unlink()
+    print(f"book: drew {len(drawn)} figures into {target}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))
