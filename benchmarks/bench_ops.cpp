@@ -4,6 +4,7 @@
 
 #include <cstring>
 #include <memory>
+#include <string>
 
 #include "kael/kael.h"
 #include "workloads.h"
@@ -11,6 +12,13 @@
 namespace {
 
 using kael::Tensor;
+
+// The JSON output names the copy of the matrix kernel that ran (compare_with_libtorch.py
+// writes it into the table): the CPU decides, or KAEL_GEMM_ISA narrows it.
+const bool kContextAdded = [] {
+    benchmark::AddCustomContext("kael_matmul_kernel", std::string(kael::matmul_kernel_isa()));
+    return true;
+}();
 
 // The memory bandwidth one thread gets for the access pattern of a += b (two streams
 // read, one written back): a plain loop the compiler vectorizes. BM_AddInPlace is

@@ -3,7 +3,7 @@
 machine, interleaved, and prints the ratios as a Markdown table, which it also writes to
 benchmarks/RESULTS.md (the book's chapter 05 shows that file).
 
-    benchmarks/compare_with_libtorch.py [--threads N] [--rounds R] [--min-time S]
+    benchmarks/compare_with_libtorch.py [--threads N] [--rounds R] [--min-time S] [--isa avx2]
 
 It builds kael's benchmarks in build/bench and the libtorch side (Debian's libtorch-dev)
 in build/bench-libtorch. For a fair comparison it
@@ -13,6 +13,12 @@ in build/bench-libtorch. For a fair comparison it
     so two busy-waiting OpenMP pools do not fight over two cores),
   - alternates kael and libtorch runs of each workload, several rounds, and keeps each
     side's median: the noise between passes on a shared machine reaches 1.5-2x.
+
+With --isa avx2 both sides run the code an AVX2-only CPU runs, on whatever CPU this is:
+kael is built for x86-64-v3 (build/bench-avx2) with KAEL_GEMM_ISA=avx2, libtorch gets
+ATEN_CPU_CAPABILITY=avx2 and OpenBLAS its Haswell kernels. The table goes to
+benchmarks/RESULTS-avx2.md. It measures AVX2 code on this machine's cores, not an AVX2
+machine: the instruction mix is that of the other machines, the memory system is this one's.
 """
 import argparse
 import datetime
@@ -62,28 +68,47 @@ def cpu_name():
     return "an unknown CPU"
 
 
+def cpu_vectors():
+    flags = pathlib.Path("/proc/cpuinfo").read_text()
+    return "AVX-512" if " avx512f" in flags else "AVX2, no AVX-512" if " avx2" in flags else "no AVX2"
+
+
+def kernel_isa(binary, env):
+    """The copy of the matrix kernel the benchmark binary runs, as its context reports it."""
+    result = subprocess.run([str(binary), "--benchmark_filter=^BM_AddTiny$", "--benchmark_format=json",
+                             "--benchmark_min_time=0.01"], capture_output=True, text=True, env=env)
+    try:
+        return json.loads(result.stdout)["context"].get("kael_matmul_kernel", "unknown")
+    except (ValueError, KeyError):
+        return "unknown"
+
+
 def torch_version():
     result = subprocess.run(["/usr/bin/python3", "-c", "import torch; print(torch.__version__)"],
                             capture_output=True, text=True)
     return result.stdout.strip() or "(version unknown)"
 
 
-def build():
+def build(isa):
     def run(*cmd):
         subprocess.run(cmd, cwd=ROOT, check=True, stdout=subprocess.DEVNULL)
-    run("cmake", "-S", ".", "-B", "build/bench", "-G", "Ninja", "-DCMAKE_BUILD_TYPE=Release",
-        "-DKAEL_BUILD_BENCHMARKS=ON", "-DKAEL_BUILD_TESTS=OFF", "-DKAEL_BUILD_EXAMPLES=OFF")
-    run("cmake", "--build", "build/bench", "--target", "kael_bench_ops")
+    kael_dir = "build/bench" if isa == "native" else f"build/bench-{isa}"
+    march = [] if isa == "native" else ["-DKAEL_MARCH=x86-64-v3"]
+    run("cmake", "-S", ".", "-B", kael_dir, "-G", "Ninja", "-DCMAKE_BUILD_TYPE=Release",
+        "-DKAEL_BUILD_BENCHMARKS=ON", "-DKAEL_BUILD_TESTS=OFF", "-DKAEL_BUILD_EXAMPLES=OFF", *march)
+    run("cmake", "--build", kael_dir, "--target", "kael_bench_ops")
     run("cmake", "-S", "benchmarks/libtorch", "-B", "build/bench-libtorch", "-G", "Ninja",
         "-DCMAKE_BUILD_TYPE=Release")
     run("cmake", "--build", "build/bench-libtorch")
-    return ROOT / "build/bench/benchmarks/kael_bench_ops", ROOT / "build/bench-libtorch/bench_libtorch"
+    return ROOT / kael_dir / "benchmarks/kael_bench_ops", ROOT / "build/bench-libtorch/bench_libtorch"
 
 
-def environment(threads):
+def environment(threads, isa):
     env = dict(os.environ)
     env.pop("OPENBLAS_CORETYPE", None)
     env.pop("OPENBLAS_L2_SIZE", None)
+    if isa == "avx2":
+        env.update(KAEL_GEMM_ISA="avx2", ATEN_CPU_CAPABILITY="avx2", OPENBLAS_CORETYPE="Haswell")
     for name in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS", "KAEL_BENCH_THREADS"):
         env[name] = str(threads)
     if threads > 1:
@@ -114,9 +139,10 @@ def main():
     parser.add_argument("--threads", type=int, default=1)
     parser.add_argument("--rounds", type=int, default=5)
     parser.add_argument("--min-time", type=float, default=0.2)
+    parser.add_argument("--isa", choices=["native", "avx2"], default="native")
     args = parser.parse_args()
-    kael_binary, torch_binary = build()
-    env = environment(args.threads)
+    kael_binary, torch_binary = build(args.isa)
+    env = environment(args.threads, args.isa)
 
     times = {name: ([], []) for name, _ in WORKLOADS}
     counters = {}
@@ -132,10 +158,14 @@ def main():
 
     bandwidths = [measure(kael_binary, "BM_Bandwidth", env, args.min_time)[1] for _ in range(args.rounds)]
     bandwidth = statistics.median(b["bytes_per_second"] for b in bandwidths if b) / 1e9
+    isa_flag = "" if args.isa == "native" else f" --isa {args.isa}"
+    code = ("kael built for this CPU (-march=native)" if args.isa == "native"
+            else "both sides running AVX2 code (kael -march=x86-64-v3, libtorch ATEN_CPU_CAPABILITY=avx2)")
     lines = [
-        f"Measured on {datetime.date.today()} on {cpu_name()} with {args.threads} thread(s) per side, "
-        f"{args.rounds} interleaved rounds (medians), by `benchmarks/compare_with_libtorch.py --threads "
-        f"{args.threads} --rounds {args.rounds}`; libtorch {torch_version()}.",
+        f"Measured on {datetime.date.today()} on {cpu_name()} ({cpu_vectors()}), {code}, with "
+        f"{args.threads} thread(s) per side, {args.rounds} interleaved rounds (medians), by "
+        f"`benchmarks/compare_with_libtorch.py --threads {args.threads} --rounds {args.rounds}{isa_flag}`; "
+        f"libtorch {torch_version()}. kael's own matrix kernel ran its **{kernel_isa(kael_binary, env)}** copy.",
         "",
         f"Memory bandwidth for the pattern of `a += b` on 10M floats, one thread, measured with a plain "
         f"C++ loop: **{bandwidth:.1f} GB/s**.",
@@ -162,7 +192,7 @@ def main():
         lines.append(f"| {label} | {unit(k)} | {unit(t)} | {k / t:.2f} | {throughput} |")
     text = "\n".join(lines) + "\n"
     print(text)
-    (ROOT / "benchmarks" / "RESULTS.md").write_text(text)
+    (ROOT / "benchmarks" / ("RESULTS.md" if args.isa == "native" else f"RESULTS-{args.isa}.md")).write_text(text)
     return 0
 
 

@@ -3,7 +3,9 @@
 
 #include <array>
 #include <cstdint>
+#include <cstdlib>
 #include <limits>
+#include <string_view>
 #include <vector>
 
 #include "helpers.h"
@@ -173,6 +175,21 @@ TEST(Matmul, BackendSwitch) {
     kael::set_matmul_backend(kael::MatmulBackend::Kael);
     EXPECT_EQ(kael::matmul_backend(), kael::MatmulBackend::Kael);
     kael::set_matmul_backend(kael::MatmulBackend::Auto);
+}
+
+// KAEL_GEMM_ISA may pick a narrower copy of the own kernel, never a wider one than the CPU
+// runs. CTest runs the Matmul suite again under KAEL_GEMM_ISA=avx2 and =generic (see
+// tests/CMakeLists.txt), so every copy computes these products on every machine that can.
+TEST(Matmul, KernelCopyFollowsKaelGemmIsa) {
+    const std::string_view isa = kael::matmul_kernel_isa();
+    EXPECT_TRUE(isa == "avx512" || isa == "avx2" || isa == "generic") << isa;
+    const char* requested = std::getenv("KAEL_GEMM_ISA");
+    if (requested != nullptr && std::string_view(requested) == "generic") {
+        EXPECT_EQ(isa, "generic");
+    }
+    if (requested != nullptr && std::string_view(requested) == "avx2") {
+        EXPECT_NE(isa, "avx512");
+    }
 }
 
 }  // namespace

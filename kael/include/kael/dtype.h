@@ -33,16 +33,17 @@ enum class Device { CPU, CUDA };
 
 namespace detail {
 
-// One row per dtype, in the order of the enumerators (checked below).
+/// What one dtype is: a row of kDTypeTable.
 struct DTypeRow {
-    DType dtype;
-    std::string_view name;  // as PyTorch spells it
-    std::int64_t size;      // bytes per element
-    bool floating;
-    int category;           // the kind of number: Bool < integer < floating (chapter 04)
-    int rank;               // promotion picks the higher rank
+    DType dtype;            ///< the enumerator this row describes
+    std::string_view name;  ///< the name as PyTorch spells it
+    std::int64_t size;      ///< bytes per element
+    bool floating;          ///< true for the floating-point dtypes
+    int category;           ///< the kind of number: Bool 0 < integer 1 < floating 2 (chapter 04)
+    int rank;               ///< promote_types picks the operand of higher rank
 };
 
+/// One row per dtype, in the order of the enumerators (checked below).
 inline constexpr DTypeRow kDTypeTable[] = {
     {DType::F32, "float32", 4, true, 2, 2},
     {DType::F64, "float64", 8, true, 2, 3},
@@ -50,6 +51,7 @@ inline constexpr DTypeRow kDTypeTable[] = {
     {DType::Bool, "bool", 1, false, 0, 0},
 };
 
+/// True when row i of kDTypeTable describes the enumerator with value i.
 constexpr bool table_follows_the_enum() {
     for (std::size_t i = 0; i < std::size(kDTypeTable); ++i) {
         if (static_cast<std::size_t>(kDTypeTable[i].dtype) != i) {
@@ -60,6 +62,7 @@ constexpr bool table_follows_the_enum() {
 }
 static_assert(table_follows_the_enum(), "kDTypeTable must list the dtypes in enum order");
 
+/// The row of `dtype`. A value outside the enumerators (a bad cast) is unreachable().
 constexpr const DTypeRow& row(DType dtype) {
     const auto index = static_cast<std::size_t>(dtype);
     if (index >= std::size(kDTypeTable)) {
@@ -209,20 +212,25 @@ template <typename To, typename From> constexpr To convert_value(From value) {
 
 namespace detail {
 
-// The dtypes a dispatch instantiates its lambda for.
+/// dispatch() instantiates its lambda for every element type.
 struct AnyElement {
+    /// Every element type is accepted.
     template <typename T> static constexpr bool accepts = true;
 };
+/// dispatch_floating() instantiates its lambda for float and double only.
 struct FloatingElement {
+    /// True for float and double.
     template <typename T> static constexpr bool accepts = std::is_floating_point_v<T>;
 };
+/// dispatch_no_bool() instantiates its lambda for every type but Bool's.
 struct NumericElement {
+    /// False only for std::uint8_t, the storage of Bool.
     template <typename T> static constexpr bool accepts = !std::is_same_v<T, std::uint8_t>;
 };
 
-// The one switch from a runtime dtype to a C++ type. Only the accepted types instantiate
-// `f`, so a lambda that makes no sense for Bool is never compiled for it; the callers below
-// refuse the others before they get here.
+/// The one switch from a runtime dtype to a C++ type, behind the three dispatch functions.
+/// Only the types `Accepted` accepts instantiate `f`, so a lambda that makes no sense for
+/// Bool is never compiled for it; the callers refuse the other dtypes before they get here.
 template <typename Accepted, typename F> decltype(auto) dispatch_accepted(DType dtype, F&& f) {
     switch (dtype) {
     case DType::F32:

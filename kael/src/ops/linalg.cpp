@@ -188,4 +188,6 @@ MatmulBackend matmul_backend() { return current_backend.load(); }
 
 bool blas_available() { return detail::blas_available(); }
 
+std::string_view matmul_kernel_isa() { return detail::gemm_isa(); }
+
 }  // namespace kael

@@ -3,6 +3,8 @@
 /// \brief Matrix products with PyTorch's shape rules, and the choice between kael's own
 /// kernel and a BLAS library.
 
+#include <string_view>
+
 #include "kael/tensor.h"
 
 namespace kael {
@@ -39,5 +41,8 @@ void set_matmul_backend(MatmulBackend backend);
 [[nodiscard]] MatmulBackend matmul_backend();
 /// True when kael was built with a BLAS library (CMake option KAEL_USE_BLAS).
 [[nodiscard]] bool blas_available();
+/// The copy of kael's own matrix kernel this CPU runs: "avx512", "avx2" or "generic" (the
+/// widest the CPU has, or a narrower one named by the environment variable KAEL_GEMM_ISA).
+[[nodiscard]] std::string_view matmul_kernel_isa();
 
 }  // namespace kael
