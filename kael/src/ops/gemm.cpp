@@ -9,6 +9,7 @@
 
 #include "internal/gemm.h"
 #include "internal/integer_math.h"
+#include "kael/error.h"
 
 namespace kael::detail {
 
@@ -67,6 +68,8 @@ Isa chosen_isa() {
         return widest;
     }
     const std::string_view name(requested);
+    KAEL_CHECK_VALUE(name == "avx512" || name == "avx2" || name == "generic",
+                     "KAEL_GEMM_ISA must be one of avx512, avx2 or generic, got '" << name << "'");
     const Isa wanted = name == "generic" ? Isa::Generic : name == "avx2" ? Isa::Avx2 : Isa::Avx512;
     return static_cast<int>(wanted) > static_cast<int>(widest) ? wanted : widest;
 }

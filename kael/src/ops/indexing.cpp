@@ -5,7 +5,6 @@
 #include <cstring>
 
 #include "internal/elementwise.h"
-#include "kael/broadcast.h"
 #include "kael/factory.h"
 #include "kael/ops/compare.h"
 
@@ -160,10 +159,9 @@ Tensor scatter_add(const Tensor& t, std::int64_t dim, const Tensor& index, const
 
 Tensor masked_fill(const Tensor& t, const Tensor& mask, Scalar value) {
     KAEL_CHECK_TYPE(mask.dtype() == DType::Bool, "masked_fill expects a bool mask, got dtype " << mask.dtype());
-    // Out of place, the input and the mask broadcast together, as in PyTorch; only
-    // masked_fill_ must keep the input's shape. broadcast_shapes names both shapes when
-    // they do not fit together.
-    (void)broadcast_shapes(mask.shape(), t.shape());
+    // Out of place, the input and the mask broadcast together, as in PyTorch (where's
+    // iterator refuses shapes that do not fit, naming both); only masked_fill_ must keep
+    // the input's shape.
     return where(mask, scalar(value, t.dtype()), t);
 }
 
