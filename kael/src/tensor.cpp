@@ -6,6 +6,9 @@
 #include "internal/copy.h"
 #include "internal/device_backend.h"
 #include "kael/factory.h"
+//> stage 7
+#include "autograd/recording.h"
+//< stage 7
 
 namespace kael {
 
@@ -69,6 +72,9 @@ Tensor Tensor::to(DType target) const {
     }
     Tensor out = empty(shape(), target, device());
     detail::convert_strided(out, *this);
+//> stage 7
+    autograd::record_to(out, *this);
+//< stage 7
     return out;
 }
 
@@ -85,6 +91,9 @@ Tensor Tensor::to(Device target) const {
             device::copy_to_device(out.device_data(), source.device_data(), nbytes());
         }
     }
+//> stage 7
+    autograd::record_to(out, *this);
+//< stage 7
     return out;
 }
 
@@ -99,6 +108,9 @@ Tensor Tensor::clone() const {
             device::copy_within_device(out.device_data(), device_data(), nbytes());
         }
     }
+//> stage 7
+    autograd::record_clone(out, *this);
+//< stage 7
     return out;
 }
 

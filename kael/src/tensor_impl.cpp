@@ -1,8 +1,30 @@
 #include "kael/tensor_impl.h"
 
 #include "kael/checked_math.h"
+//> stage 7
+#include "kael/autograd/meta.h"
+//< stage 7
 
 namespace kael {
+//> stage 7
+
+TensorImpl::TensorImpl() = default;
+TensorImpl::TensorImpl(TensorImpl&&) noexcept = default;
+TensorImpl& TensorImpl::operator=(TensorImpl&&) noexcept = default;
+TensorImpl::~TensorImpl() = default;
+
+TensorImpl::TensorImpl(const TensorImpl& other)
+    : storage(other.storage), shape(other.shape), strides(other.strides), offset(other.offset),
+      dtype(other.dtype), device(other.device) {}
+
+TensorImpl& TensorImpl::operator=(const TensorImpl& other) {
+    if (this != &other) {
+        *this = TensorImpl(other);
+    }
+    return *this;
+}
+//< stage 7
+
 namespace {
 
 // With non-negative strides, the furthest element a layout reaches has every index at its

@@ -8,6 +8,10 @@
 #include <utility>
 
 #include "kael/checked_math.h"
+//> stage 7
+#include "autograd/recording.h"
+#include "autograd/views.h"
+//< stage 7
 
 namespace kael {
 namespace {
@@ -26,7 +30,22 @@ Tensor Tensor::as_strided(const Shape& shape, const Strides& strides, std::int64
     view->offset = offset;
     view->dtype = dtype();
     view->device = device();
-    return Tensor::from_impl(std::move(view));
+//> until 7
+//|     return Tensor::from_impl(std::move(view));
+//< until 7
+//> stage 7
+    Tensor out = Tensor::from_impl(std::move(view));
+    if (autograd::should_record(*this)) {
+        // The views below replace this node with one that knows which view they made.
+        autograd::record_view(out, *this, "AsStridedBackward",
+                              [base_shape = this->shape(), base_strides = this->strides(), base_offset = this->offset(),
+                               shape, strides, offset](const Tensor& grad, autograd::Node&) {
+                                  return autograd::Grads{autograd::as_strided_backward(
+                                      grad, base_shape, base_strides, base_offset, shape, strides, offset)};
+                              });
+    }
+    return out;
+//< stage 7
 }
 
 // ---- view and reshape -----------------------------------------------------------------------
@@ -115,13 +134,25 @@ Tensor Tensor::view(const Shape& shape) const {
                                   << to_string(this->strides())
                                   << " of the input (a new dimension would span two regions "
                                      "that are not contiguous with each other); use reshape()");
-    return as_strided(target, *strides, offset());
+//> until 7
+//|     return as_strided(target, *strides, offset());
+//< until 7
+//> stage 7
+    return autograd::with_view_backward(as_strided(target, *strides, offset()), *this, "ViewBackward",
+                                        [in = this->shape()](const Tensor& grad) { return grad.reshape(in); });
+//< stage 7
 }
 
 Tensor Tensor::reshape(const Shape& shape) const {
     const Shape target = infer_size(shape, numel());
     if (const std::optional<Strides> strides = view_strides(this->shape(), this->strides(), target)) {
-        return as_strided(target, *strides, offset());
+//> until 7
+//|         return as_strided(target, *strides, offset());
+//< until 7
+//> stage 7
+        return autograd::with_view_backward(as_strided(target, *strides, offset()), *this, "ViewBackward",
+                                            [in = this->shape()](const Tensor& grad) { return grad.reshape(in); });
+//< stage 7
     }
     return clone().view(target);
 }
@@ -132,7 +163,13 @@ Tensor Tensor::transpose(std::int64_t dim0, std::int64_t dim1) const {
     if (dim() == 0) {
         (void)wrap_dim(dim0, 0);
         (void)wrap_dim(dim1, 0);
-        return as_strided(shape(), strides(), offset());
+//> until 7
+//|         return as_strided(shape(), strides(), offset());
+//< until 7
+//> stage 7
+        return autograd::with_view_backward(as_strided(shape(), strides(), offset()), *this, "TransposeBackward",
+                                            [](const Tensor& grad) { return grad; });
+//< stage 7
     }
     const std::size_t a = dim_position(dim0, dim());
     const std::size_t b = dim_position(dim1, dim());
@@ -140,7 +177,13 @@ Tensor Tensor::transpose(std::int64_t dim0, std::int64_t dim1) const {
     Strides strides = this->strides();
     std::swap(shape[a], shape[b]);
     std::swap(strides[a], strides[b]);
-    return as_strided(shape, strides, offset());
+//> until 7
+//|     return as_strided(shape, strides, offset());
+//< until 7
+//> stage 7
+    return autograd::with_view_backward(as_strided(shape, strides, offset()), *this, "TransposeBackward",
+                                        [dim0, dim1](const Tensor& grad) { return grad.transpose(dim0, dim1); });
+//< stage 7
 }
 
 Tensor Tensor::T() const {
@@ -170,7 +213,17 @@ Tensor Tensor::permute(const std::vector<std::int64_t>& dims) const {
         shape[i] = this->shape()[source];
         strides[i] = this->strides()[source];
     }
-    return as_strided(shape, strides, offset());
+//> until 7
+//|     return as_strided(shape, strides, offset());
+//< until 7
+//> stage 7
+    std::vector<std::int64_t> inverse(dims.size());
+    for (std::size_t i = 0; i < dims.size(); ++i) {
+        inverse[dim_position(dims[i], dim())] = static_cast<std::int64_t>(i);
+    }
+    return autograd::with_view_backward(as_strided(shape, strides, offset()), *this, "PermuteBackward",
+                                        [inverse](const Tensor& grad) { return grad.permute(inverse); });
+//< stage 7
 }
 
 // ---- selecting a part -----------------------------------------------------------------------
@@ -193,7 +246,17 @@ Tensor Tensor::slice(std::int64_t dim, std::optional<std::int64_t> start,
         detail::checked_add(this->offset(), detail::checked_mul(first, strides[d], "slice offset"),
                             "slice offset");
     strides[d] = detail::checked_mul(strides[d], step, "slice stride");
-    return as_strided(shape, strides, offset);
+//> until 7
+//|     return as_strided(shape, strides, offset);
+//< until 7
+//> stage 7
+    return autograd::with_view_backward(
+        as_strided(shape, strides, offset), *this, "SliceBackward", [in = this->shape(), d, first, last, step](const Tensor& grad) {
+            const auto d_ = static_cast<std::int64_t>(d);
+            return autograd::embed(grad, in, [=](const Tensor& t) { return t.slice(d_, first, last, step); },
+                                   "SliceBackwardBackward");
+        });
+//< stage 7
 }
 
 Tensor Tensor::select(std::int64_t dim, std::int64_t index) const {
@@ -209,7 +272,17 @@ Tensor Tensor::select(std::int64_t dim, std::int64_t index) const {
     const std::int64_t offset = this->offset() + wrapped * strides[d];
     shape.erase(shape.begin() + static_cast<std::ptrdiff_t>(d));
     strides.erase(strides.begin() + static_cast<std::ptrdiff_t>(d));
-    return as_strided(shape, strides, offset);
+//> until 7
+//|     return as_strided(shape, strides, offset);
+//< until 7
+//> stage 7
+    return autograd::with_view_backward(
+        as_strided(shape, strides, offset), *this, "SelectBackward", [in = this->shape(), d, wrapped](const Tensor& grad) {
+            const auto d_ = static_cast<std::int64_t>(d);
+            return autograd::embed(grad, in, [=](const Tensor& t) { return t.select(d_, wrapped); },
+                                   "SelectBackwardBackward");
+        });
+//< stage 7
 }
 
 Tensor Tensor::narrow(std::int64_t dim, std::int64_t start, std::int64_t length) const {
@@ -262,7 +335,13 @@ Tensor Tensor::expand(const Shape& shape) const {
         sizes[i] = size;
         strides[i] = stride;
     }
-    return as_strided(sizes, strides, offset());
+//> until 7
+//|     return as_strided(sizes, strides, offset());
+//< until 7
+//> stage 7
+    return autograd::with_view_backward(as_strided(sizes, strides, offset()), *this, "ExpandBackward",
+                                        [in = this->shape()](const Tensor& grad) { return autograd::sum_to(grad, in); });
+//< stage 7
 }
 
 Tensor Tensor::expand_as(const Tensor& other) const { return expand(other.shape()); }
@@ -276,7 +355,13 @@ Tensor Tensor::squeeze() const {
             strides.push_back(this->strides()[i]);
         }
     }
-    return as_strided(shape, strides, offset());
+//> until 7
+//|     return as_strided(shape, strides, offset());
+//< until 7
+//> stage 7
+    return autograd::with_view_backward(as_strided(shape, strides, offset()), *this, "SqueezeBackward",
+                                        [in = this->shape()](const Tensor& grad) { return grad.reshape(in); });
+//< stage 7
 }
 
 Tensor Tensor::squeeze(std::int64_t dim) const {
@@ -287,7 +372,13 @@ Tensor Tensor::squeeze(std::int64_t dim) const {
         shape.erase(shape.begin() + d);
         strides.erase(strides.begin() + d);
     }
-    return as_strided(shape, strides, offset());
+//> until 7
+//|     return as_strided(shape, strides, offset());
+//< until 7
+//> stage 7
+    return autograd::with_view_backward(as_strided(shape, strides, offset()), *this, "SqueezeBackward",
+                                        [in = this->shape()](const Tensor& grad) { return grad.reshape(in); });
+//< stage 7
 }
 
 Tensor Tensor::unsqueeze(std::int64_t dim) const {
@@ -299,7 +390,13 @@ Tensor Tensor::unsqueeze(std::int64_t dim) const {
     const std::int64_t stride = d >= this->dim() ? 1 : shape[position(d)] * strides[position(d)];
     shape.insert(shape.begin() + d, 1);
     strides.insert(strides.begin() + d, stride);
-    return as_strided(shape, strides, offset());
+//> until 7
+//|     return as_strided(shape, strides, offset());
+//< until 7
+//> stage 7
+    return autograd::with_view_backward(as_strided(shape, strides, offset()), *this, "UnsqueezeBackward",
+                                        [in = this->shape()](const Tensor& grad) { return grad.reshape(in); });
+//< stage 7
 }
 
 Tensor Tensor::flatten(std::int64_t start_dim, std::int64_t end_dim) const {
@@ -338,10 +435,21 @@ Tensor Tensor::unflatten(std::int64_t dim, const Shape& sizes) const {
         shape.insert(shape.begin() + static_cast<std::ptrdiff_t>(d), split[i]);
         strides.insert(strides.begin() + static_cast<std::ptrdiff_t>(d), inner[i] * base);
     }
-    return as_strided(shape, strides, offset());
+//> until 7
+//|     return as_strided(shape, strides, offset());
+//< until 7
+//> stage 7
+    return autograd::with_view_backward(as_strided(shape, strides, offset()), *this, "UnflattenBackward",
+                                        [in = this->shape()](const Tensor& grad) { return grad.reshape(in); });
+//< stage 7
 }
 
-Tensor Tensor::detach() const { return as_strided(shape(), strides(), offset()); }
+Tensor Tensor::detach() const {
+//> stage 7
+    const autograd::NoGradGuard no_grad;  // the alias gets no history
+//< stage 7
+    return as_strided(shape(), strides(), offset());
+}
 
 // ---- overlap ----------------------------------------------------------------------------------
 

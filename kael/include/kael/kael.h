@@ -4,6 +4,9 @@
 ///
 /// Later chapters add their own headers here as they arrive.
 
+//> stage 7
+#include "kael/autograd.h"
+//< stage 7
 #include "kael/checked_math.h"
 #include "kael/device.h"
 #include "kael/dtype.h"

@@ -4,6 +4,9 @@
 
 #include <cstddef>
 #include <cstdint>
+//> stage 7
+#include <functional>
+//< stage 7
 #include <initializer_list>
 #include <iosfwd>
 #include <memory>
@@ -19,6 +22,18 @@
 #include "kael/tensor_impl.h"
 
 namespace kael {
+//> stage 7
+
+class Tensor;
+
+namespace autograd {
+class Node;
+struct ImplAccess;
+/// A function run on a tensor's gradient during backward (Tensor::register_hook); a
+/// returned tensor replaces the gradient.
+using GradHook = std::function<std::optional<Tensor>(const Tensor&)>;
+}  // namespace autograd
+//< stage 7
 
 /// A tensor: one std::shared_ptr to a TensorImpl and nothing else (ADR 0002).
 ///
@@ -292,6 +307,44 @@ public:
     /// Every element negated.
     Tensor& neg_();
 //< stage 6
+//> stage 7
+
+    // ---- Autograd (chapter 06) -------------------------------------------------------------
+    // The state lives in the impl's AutogradMeta, so every handle to this tensor sees it.
+
+    /// True when gradients flow to this tensor: a leaf marked with requires_grad_(), or the
+    /// result of a recorded operation on such a tensor.
+    [[nodiscard]] bool requires_grad() const noexcept;
+    /// Marks a leaf as needing its gradient, or clears the mark. TypeError for a dtype that
+    /// is not floating point; kael::Error for clearing it on a non-leaf.
+    Tensor& requires_grad_(bool requires_grad = true);
+    /// True for a tensor that no recorded operation produced (it has no grad_fn).
+    [[nodiscard]] bool is_leaf() const noexcept;
+    /// The node that produced this tensor, or null for a leaf.
+    [[nodiscard]] std::shared_ptr<autograd::Node> grad_fn() const noexcept;
+    /// The gradient accumulated by backward(): set on leaves that require grad and on
+    /// tensors that called retain_grad(), empty otherwise.
+    [[nodiscard]] std::optional<Tensor> grad() const;
+    /// Replaces the gradient (empty to clear it). ValueError or TypeError unless it has
+    /// this tensor's shape and dtype.
+    void set_grad(const std::optional<Tensor>& grad);
+    /// Keeps the gradient of this non-leaf in grad() after backward (a leaf keeps it
+    /// anyway). kael::Error for a tensor that does not require grad.
+    void retain_grad() const;
+    /// True when backward will fill grad(): a leaf that requires grad, or retain_grad().
+    [[nodiscard]] bool retains_grad() const noexcept;
+    /// Runs `hook` on the gradient of this tensor each time backward computes it, before
+    /// it is used; a tensor returned by the hook replaces the gradient.
+    void register_hook(autograd::GradHook hook) const;
+    /// Cuts this tensor out of the graph in place: it becomes a leaf that does not require
+    /// grad. kael::Error for a view of a tensor that requires grad (use detach()).
+    Tensor& detach_();
+    /// Computes the gradient of this tensor with respect to every leaf it depends on and
+    /// adds it into their grad(). `gradient` defaults to 1 for a one-element tensor and is
+    /// required otherwise; see autograd::backward.
+    void backward(const std::optional<Tensor>& gradient = std::nullopt, bool retain_graph = false,
+                  bool create_graph = false) const;
+//< stage 7
 
 private:
     explicit Tensor(std::shared_ptr<TensorImpl> impl);
@@ -311,6 +364,10 @@ private:
     }
 
     std::shared_ptr<TensorImpl> impl_;
+//> stage 7
+    // The autograd layer reaches the impl to record grad_fn and accumulate gradients.
+    friend struct autograd::ImplAccess;
+//< stage 7
 };
 
 /// Prints the elements as a flat list in logical (row-major) order, then shape, dtype and,

@@ -10,6 +10,12 @@
 #include "kael/storage.h"
 
 namespace kael {
+//> stage 7
+
+namespace autograd {
+struct AutogradMeta;
+}  // namespace autograd
+//< stage 7
 
 /// The interpretation of a Storage: shape, strides, offset, dtype and device.
 ///
@@ -18,6 +24,22 @@ namespace kael {
 /// strides). The invariants are enforced once, by validate(), when the impl is wrapped in
 /// a Tensor. Strides and offset count elements, not bytes.
 struct TensorImpl {
+//> stage 7
+    // AutogradMeta is only declared here, so these are defined in tensor_impl.cpp, where
+    // it is complete: a unique_ptr cannot destroy an incomplete type.
+    /// An empty impl, to be filled field by field.
+    TensorImpl();
+    /// Copies the layout; the copy takes no part in autograd (its `autograd` is null).
+    TensorImpl(const TensorImpl& other);
+    /// Copies the layout; the autograd state of this impl is dropped.
+    TensorImpl& operator=(const TensorImpl& other);
+    /// Moves the layout and the autograd state.
+    TensorImpl(TensorImpl&&) noexcept;
+    /// Moves the layout and the autograd state.
+    TensorImpl& operator=(TensorImpl&&) noexcept;
+    ~TensorImpl();
+
+//< stage 7
     /// The bytes, shared with every view of them.
     std::shared_ptr<Storage> storage;
     /// The size of each dimension.
@@ -30,6 +52,11 @@ struct TensorImpl {
     DType dtype = DType::F32;
     /// The device; always equal to storage->device(), kept here to save a pointer chase.
     Device device = Device::CPU;
+//> stage 7
+    /// The autograd state (chapter 06), or null for a tensor outside autograd, which is
+    /// what every tensor is until requires_grad_() or a recorded operation gives it one.
+    std::unique_ptr<autograd::AutogradMeta> autograd;
+//< stage 7
 
     /// The number of elements.
     [[nodiscard]] std::int64_t numel() const { return kael::numel(shape); }

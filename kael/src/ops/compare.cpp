@@ -8,6 +8,9 @@
 
 #include "internal/elementwise.h"
 #include "kael/factory.h"
+//> stage 7
+#include "autograd/recording.h"
+//< stage 7
 
 namespace kael {
 namespace {
@@ -89,7 +92,7 @@ Tensor where(const Tensor& condition, const Tensor& a, const Tensor& b) {
     KAEL_CHECK_TYPE(condition.dtype() == DType::Bool,
                     "where expects a bool condition, got a tensor of dtype " << condition.dtype());
     const DType dtype = result_dtype(a, b);
-    return dispatch(dtype, [&]<typename T>() {
+    Tensor out = dispatch(dtype, [&]<typename T>() {
         const TensorIterator iter = TensorIteratorConfig()
                                         .declare_output(dtype)
                                         .add_input(condition)
@@ -100,6 +103,23 @@ Tensor where(const Tensor& condition, const Tensor& a, const Tensor& b) {
         run_typed<T, std::uint8_t, T, T>(iter, [](std::uint8_t c, T x, T y) { return c != 0 ? x : y; });
         return iter.output();
     });
+//> stage 7
+    // Each operand gets the gradient where it was chosen, summed back to its own shape.
+    if (autograd::should_record(a, b)) {
+        autograd::record(out, "WhereBackward", {a, b},
+                         [condition, a_shape = a.shape(), b_shape = b.shape()](const Tensor& grad, autograd::Node& node) {
+                             autograd::Grads grads(2);
+                             if (node.needs_input_grad(0)) {
+                                 grads[0] = autograd::sum_to(where(condition, grad, 0), a_shape);
+                             }
+                             if (node.needs_input_grad(1)) {
+                                 grads[1] = autograd::sum_to(where(condition, 0, grad), b_shape);
+                             }
+                             return grads;
+                         });
+    }
+//< stage 7
+    return out;
 }
 
 Tensor where(const Tensor& condition, const Tensor& a, Scalar b) {

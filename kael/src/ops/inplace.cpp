@@ -11,6 +11,11 @@
 #include "kael/ops/binary.h"
 #include "kael/ops/unary.h"
 #include "kael/view.h"
+//> stage 7
+#include "autograd/inplace.h"
+#include "kael/ops/compare.h"
+#include "kael/ops/indexing.h"
+//< stage 7
 
 namespace kael {
 namespace detail {
@@ -52,6 +57,11 @@ Tensor& in_place(Tensor& self, const char* op, DType result, Compute compute) {
 }  // namespace
 
 Tensor& Tensor::add_(const Tensor& other, Scalar alpha) {
+//> stage 7
+    if (autograd::inplace_needs_graph(*this, {other})) {
+        return autograd::inplace_through_graph(*this, "add_", [&](const Tensor& before) { return kael::add(before, other, alpha); });
+    }
+//< stage 7
     return in_place(*this, "add_", result_dtype(*this, other), [&] {
         const Tensor operand = detail::without_partial_aliasing(*this, other);
         (void)detail::binary_kernel<Dtypes::All>(*this, operand, dtype(), "add_", [&]<typename T>() {
@@ -71,6 +81,11 @@ Tensor& Tensor::add_(Scalar value, Scalar alpha) {
 }
 
 Tensor& Tensor::sub_(const Tensor& other, Scalar alpha) {
+//> stage 7
+    if (autograd::inplace_needs_graph(*this, {other})) {
+        return autograd::inplace_through_graph(*this, "sub_", [&](const Tensor& before) { return kael::sub(before, other, alpha); });
+    }
+//< stage 7
     detail::check_no_bool_operand(dtype(), other.dtype());
     return in_place(*this, "sub_", result_dtype(*this, other), [&] {
         const Tensor operand = detail::without_partial_aliasing(*this, other);
@@ -88,6 +103,11 @@ Tensor& Tensor::sub_(Scalar value, Scalar alpha) {
 }
 
 Tensor& Tensor::mul_(const Tensor& other) {
+//> stage 7
+    if (autograd::inplace_needs_graph(*this, {other})) {
+        return autograd::inplace_through_graph(*this, "mul_", [&](const Tensor& before) { return kael::mul(before, other); });
+    }
+//< stage 7
     return in_place(*this, "mul_", result_dtype(*this, other), [&] {
         const Tensor operand = detail::without_partial_aliasing(*this, other);
         (void)detail::binary_kernel<Dtypes::All>(*this, operand, dtype(), "mul_", []<typename T>() {
@@ -105,6 +125,11 @@ Tensor& Tensor::mul_(const Tensor& other) {
 Tensor& Tensor::mul_(Scalar value) { return mul_(scalar(value, promote_with_scalar(dtype(), value))); }
 
 Tensor& Tensor::div_(const Tensor& other) {
+//> stage 7
+    if (autograd::inplace_needs_graph(*this, {other})) {
+        return autograd::inplace_through_graph(*this, "div_", [&](const Tensor& before) { return kael::div(before, other); });
+    }
+//< stage 7
     // True division always produces floating point, so an integer tensor cannot hold it.
     return in_place(*this, "div_", detail::floating_result(result_dtype(*this, other)), [&] {
         const Tensor operand = detail::without_partial_aliasing(*this, other);
@@ -117,6 +142,11 @@ Tensor& Tensor::div_(const Tensor& other) {
 Tensor& Tensor::div_(Scalar value) { return div_(scalar(value, promote_with_scalar(dtype(), value))); }
 
 Tensor& Tensor::fill_(Scalar value) {
+//> stage 7
+    if (autograd::inplace_needs_graph(*this, {})) {
+        return autograd::inplace_through_graph(*this, "fill_", [&](const Tensor& before) { return kael::masked_fill(before, ones(before.shape(), DType::Bool), value); });
+    }
+//< stage 7
     return in_place(*this, "fill_", dtype(), [&] {
         dispatch(dtype(), [&]<typename T>() {
             const TensorIterator iter = TensorIteratorConfig().add_output(*this).build();
@@ -128,6 +158,11 @@ Tensor& Tensor::fill_(Scalar value) {
 Tensor& Tensor::zero_() { return fill_(0); }
 
 Tensor& Tensor::copy_(const Tensor& src) {
+//> stage 7
+    if (autograd::inplace_needs_graph(*this, {src})) {
+        return autograd::inplace_through_graph(*this, "copy_", [&](const Tensor& before) { return where(ones(before.shape(), DType::Bool), src, before); });
+    }
+//< stage 7
     return in_place(*this, "copy_", dtype(), [&] {
         const Tensor source = detail::without_partial_aliasing(*this, src);
         detail::run_conversion(TensorIteratorConfig().add_output(*this).add_input(source).build());
@@ -135,6 +170,11 @@ Tensor& Tensor::copy_(const Tensor& src) {
 }
 
 Tensor& Tensor::clamp_(std::optional<Scalar> min, std::optional<Scalar> max) {
+//> stage 7
+    if (autograd::inplace_needs_graph(*this, {})) {
+        return autograd::inplace_through_graph(*this, "clamp_", [&](const Tensor& before) { return kael::clamp(before, min, max); });
+    }
+//< stage 7
     KAEL_CHECK_TYPE(dtype() != DType::Bool, "clamp_ does not support dtype bool");
     return in_place(*this, "clamp_", detail::clamp_dtype(dtype(), min, max), [&] {
         // The clamp kernel with this tensor as its output computes in our dtype.
@@ -143,6 +183,11 @@ Tensor& Tensor::clamp_(std::optional<Scalar> min, std::optional<Scalar> max) {
 }
 
 Tensor& Tensor::masked_fill_(const Tensor& mask, Scalar value) {
+//> stage 7
+    if (autograd::inplace_needs_graph(*this, {})) {
+        return autograd::inplace_through_graph(*this, "masked_fill_", [&](const Tensor& before) { return kael::masked_fill(before, mask, value); });
+    }
+//< stage 7
     KAEL_CHECK_TYPE(mask.dtype() == DType::Bool, "masked_fill_ expects a bool mask, got dtype " << mask.dtype());
     return in_place(*this, "masked_fill_", dtype(), [&] {
         const Tensor condition = detail::without_partial_aliasing(*this, mask);
@@ -161,6 +206,11 @@ Tensor& Tensor::masked_fill_(const Tensor& mask, Scalar value) {
 }
 
 Tensor& Tensor::neg_() {
+//> stage 7
+    if (autograd::inplace_needs_graph(*this, {})) {
+        return autograd::inplace_through_graph(*this, "neg_", [&](const Tensor& before) { return kael::neg(before); });
+    }
+//< stage 7
     KAEL_CHECK_TYPE(dtype() != DType::Bool, "neg_: negation of a bool tensor is not supported");
     return in_place(*this, "neg_", dtype(), [&] {
         (void)detail::unary_kernel<Dtypes::NoBool>(*this, dtype(), "neg_", []<typename T>() {

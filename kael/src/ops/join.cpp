@@ -6,6 +6,10 @@
 
 #include "kael/factory.h"
 #include "kael/kernels.h"
+//> stage 7
+#include "autograd/recording.h"
+#include "kael/factory.h"
+//< stage 7
 
 namespace kael {
 namespace {
@@ -50,9 +54,37 @@ Tensor cat(const std::vector<Tensor>& tensors, std::int64_t dim) {
         if (is_legacy_empty(t)) {
             continue;
         }
+//> stage 7
+        const autograd::NoGradGuard no_grad;  // filling the result is not an operation to record
+//< stage 7
         out.narrow(d, offset, t.size(d)).copy_(t);
         offset += t.size(d);
     }
+//> stage 7
+    // Each input's gradient is its slice of the output's; skipped empty inputs get zeros.
+    std::vector<const Tensor*> inputs;
+    for (const Tensor& t : tensors) {
+        inputs.push_back(&t);
+    }
+    if (autograd::should_record_all(inputs)) {
+        std::vector<Shape> shapes;
+        for (const Tensor& t : tensors) {
+            shapes.push_back(t.shape());
+        }
+        autograd::record(out, "CatBackward", inputs, [shapes, d](const Tensor& grad, autograd::Node& node) {
+            autograd::Grads grads(shapes.size());
+            std::int64_t start = 0;
+            for (std::size_t i = 0; i < shapes.size(); ++i) {
+                const bool skipped = shapes[i].size() == 1 && shapes[i][0] == 0;
+                if (node.needs_input_grad(i)) {
+                    grads[i] = skipped ? zeros(shapes[i], grad.dtype()) : grad.narrow(d, start, shapes[i][static_cast<std::size_t>(d)]);
+                }
+                start += skipped ? 0 : shapes[i][static_cast<std::size_t>(d)];
+            }
+            return grads;
+        });
+    }
+//< stage 7
     return out;
 }
 

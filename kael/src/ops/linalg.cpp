@@ -7,6 +7,9 @@
 #include "internal/gemm.h"
 #include "kael/broadcast.h"
 #include "kael/factory.h"
+//> stage 7
+#include "autograd/recording.h"
+//< stage 7
 #include "kael/ops/binary.h"
 
 namespace kael {
@@ -99,6 +102,39 @@ void check_inner_sizes(const Tensor& a, const Tensor& b) {
                                        << " columns against " << b.size(-2) << " rows)");
 }
 
+//> stage 7
+// The gradients of a matrix product, for every rank combination. A 1-d operand is made a
+// matrix first (a row on the left, a column on the right) and the gradient gets the same
+// extra dimension, so one rule covers dot, matrix-vector and batched products:
+// d/dA (A B) = G B^T and d/dB (A B) = A^T G, each summed back over broadcast batch dimensions.
+void record_matmul(const Tensor& out, const Tensor& a, const Tensor& b) {
+    if (!autograd::should_record(a, b)) {
+        return;
+    }
+    autograd::record(out, "MmBackward", {a, b},
+                     [sa = autograd::SavedTensor(a), sb = autograd::SavedTensor(b)](const Tensor& grad,
+                                                                                     autograd::Node& node) {
+                         const Tensor x = sa.unpack(node);
+                         const Tensor y = sb.unpack(node);
+                         const Tensor left = x.dim() == 1 ? x.unsqueeze(0) : x;
+                         const Tensor right = y.dim() == 1 ? y.unsqueeze(1) : y;
+                         // Put back the dimensions the forward squeezed out, in reverse order.
+                         Tensor g = y.dim() == 1 ? grad.unsqueeze(-1) : grad;
+                         if (x.dim() == 1) {
+                             g = g.unsqueeze(-2);
+                         }
+                         autograd::Grads grads(2);
+                         if (node.needs_input_grad(0)) {
+                             grads[0] = autograd::sum_to(matmul(g, right.mT()), left.shape()).reshape(x.shape());
+                         }
+                         if (node.needs_input_grad(1)) {
+                             grads[1] = autograd::sum_to(matmul(left.mT(), g), right.shape()).reshape(y.shape());
+                         }
+                         return grads;
+                     });
+}
+//< stage 7
+
 }  // namespace
 
 Tensor matmul(const Tensor& a, const Tensor& b) {
@@ -143,6 +179,9 @@ Tensor matmul(const Tensor& a, const Tensor& b) {
     if (b.dim() == 1) {
         result = result.squeeze(-1);
     }
+//> stage 7
+    record_matmul(result, a, b);
+//< stage 7
     return result;
 }
 
@@ -169,7 +208,11 @@ Tensor dot(const Tensor& a, const Tensor& b) {
     KAEL_CHECK_VALUE(a.size(0) == b.size(0), "dot: sizes " << a.size(0) << " and " << b.size(0)
                                                            << " differ");
     // A 1 x K row times a K x 1 column.
-    return batched_product(a.unsqueeze(0), b.unsqueeze(1), {1, 1}).view({});
+    Tensor out = batched_product(a.unsqueeze(0), b.unsqueeze(1), {1, 1}).view({});
+//> stage 7
+    record_matmul(out, a, b);
+//< stage 7
+    return out;
 }
 
 Tensor outer(const Tensor& a, const Tensor& b) {

@@ -11,6 +11,11 @@
 #include "kael/ops/indexing.h"
 #include "kael/ops/reduce.h"
 #include "kael/random.h"
+//> stage 7
+#include "autograd/recording.h"
+#include "kael/ops/compare.h"
+#include "kael/ops/unary.h"
+//< stage 7
 
 namespace kael {
 namespace {
@@ -88,7 +93,7 @@ template <typename T> double row_sum(const T* x, std::int64_t n) {
 }  // namespace
 
 Tensor softmax(const Tensor& t, std::int64_t dim) {
-    return along_rows(t, dim, "softmax", []<typename T>(const T* x, T* out, std::int64_t n) {
+    Tensor result = along_rows(t, dim, "softmax", []<typename T>(const T* x, T* out, std::int64_t n) {
         // Subtracting the row's maximum keeps every exponential in (0, 1]: e^1000 would
         // overflow to inf, e^(1000 - 1000) does not, and the ratios are unchanged.
         const T largest = row_max(x, n);
@@ -100,10 +105,20 @@ Tensor softmax(const Tensor& t, std::int64_t dim) {
             out[i] *= scale;
         }
     });
+//> stage 7
+    // dx = y * (dy - sum(dy * y)) along the row: the Jacobian of softmax is diag(y) - y y^T.
+    autograd::record_from_output(result, t, "SoftmaxBackward", [dim](const Tensor& grad, const Tensor& y) {
+        if (y.dim() == 0) {
+            return grad * 0;
+        }
+        return y * (grad - sum(grad * y, {dim}, true));
+    });
+//< stage 7
+    return result;
 }
 
 Tensor log_softmax(const Tensor& t, std::int64_t dim) {
-    return along_rows(t, dim, "log_softmax", []<typename T>(const T* x, T* out, std::int64_t n) {
+    Tensor result = along_rows(t, dim, "log_softmax", []<typename T>(const T* x, T* out, std::int64_t n) {
         // log(e^x_i / sum e^x_j) = x_i - (max + log sum e^(x_j - max)). The exponentials
         // go through `out` as scratch space before the result overwrites them.
         const T largest = row_max(x, n);
@@ -115,6 +130,16 @@ Tensor log_softmax(const Tensor& t, std::int64_t dim) {
             out[i] = x[i] - log_sum;
         }
     });
+//> stage 7
+    // dx = dy - softmax(x) * sum(dy) along the row, with softmax(x) = exp(y).
+    autograd::record_from_output(result, t, "LogSoftmaxBackward", [dim](const Tensor& grad, const Tensor& y) {
+        if (y.dim() == 0) {
+            return grad * 0;
+        }
+        return grad - exp(y) * sum(grad, {dim}, true);
+    });
+//< stage 7
+    return result;
 }
 
 Tensor nll_loss(const Tensor& log_probs, const Tensor& target, Reduction reduction, std::int64_t ignore_index) {
@@ -155,16 +180,45 @@ Tensor nll_loss(const Tensor& log_probs, const Tensor& target, Reduction reducti
             ++used;
         }
     });
-    switch (reduction) {
-    case Reduction::None:
-        return losses.view(target.shape());
-    case Reduction::Sum:
-        return sum(losses);
-    case Reduction::Mean:
-        // Divide by the targets that count; with none left the mean is 0 / 0 = NaN.
-        return div(sum(losses), scalar(static_cast<double>(used), DType::F64).to(log_probs.dtype()));
+    Tensor out = [&] {
+        switch (reduction) {
+        case Reduction::None:
+            return losses.view(target.shape());
+        case Reduction::Sum:
+            return sum(losses);
+        case Reduction::Mean:
+            // Divide by the targets that count; with none left the mean is 0 / 0 = NaN.
+            return div(sum(losses), scalar(static_cast<double>(used), DType::F64).to(log_probs.dtype()));
+        }
+        detail::unreachable();
+    }();
+//> stage 7
+    // Each loss is -log_probs[i, target_i]: its gradient is -1 (divided by the count for
+    // the mean) at that one position of its row, and 0 elsewhere and for ignored targets.
+    if (autograd::should_record(log_probs)) {
+        autograd::record(out, "NllLossBackward", {log_probs},
+                         [shape = log_probs.shape(), targets, reduction, ignore_index, used, classes, batched](
+                             const Tensor& grad, autograd::Node&) {
+                             const Tensor counted = targets != ignore_index;
+                             const Tensor safe_targets = where(counted, targets, 0);
+                             const double scale = reduction == Reduction::Mean ? -1.0 / static_cast<double>(used) : -1.0;
+                             const Tensor per_loss = reduction == Reduction::None ? grad.reshape({-1})
+                                                                                  : grad.expand({targets.numel()});
+                             const Tensor weights = where(counted, per_loss * scale, 0);
+                             const Tensor grad_rows = scatter_add(zeros({targets.numel(), classes}, grad.dtype()), 1,
+                                                                  safe_targets.unsqueeze(1), weights.unsqueeze(1));
+                             if (!batched) {
+                                 return autograd::Grads{grad_rows.view(shape)};
+                             }
+                             // Undo the forward's move of the class dimension to the end.
+                             Shape moved = shape;
+                             moved.erase(moved.begin() + 1);
+                             moved.push_back(classes);
+                             return autograd::Grads{grad_rows.view(moved).unsqueeze(1).transpose(1, -1).squeeze(-1)};
+                         });
     }
-    detail::unreachable();
+//< stage 7
+    return out;
 }
 
 Tensor cross_entropy(const Tensor& logits, const Tensor& target, Reduction reduction, std::int64_t ignore_index) {
@@ -235,6 +289,38 @@ Tensor layer_norm(const Tensor& t, const Shape& normalized_shape, const std::opt
             }
         }
     });
+//> stage 7
+    // With x^ = (x - mean) * rstd over the normalized dimensions and g = dy * w:
+    // dx = rstd * (g - mean(g) - x^ * mean(g * x^)), dw = sum of dy * x^, db = sum of dy,
+    // written with operations so that layer_norm has second derivatives too.
+    if (autograd::should_record(t, weight, bias)) {
+        autograd::record(out, "NativeLayerNormBackward", {t, weight, bias},
+                         [x = autograd::SavedTensor(t), w = weight ? std::optional(autograd::SavedTensor(*weight)) : std::nullopt,
+                          trailing, eps](const Tensor& grad, autograd::Node& node) {
+                             const Tensor input = x.unpack(node);
+                             Dims normalized;
+                             Dims leading;
+                             for (std::int64_t d = 0; d < input.dim(); ++d) {
+                                 (d >= input.dim() - trailing ? normalized : leading).push_back(d);
+                             }
+                             const Tensor centered = input - mean(input, normalized, true);
+                             const Tensor rstd = rsqrt(mean(centered * centered, normalized, true) + eps);
+                             const Tensor normed = centered * rstd;
+                             autograd::Grads grads(3);
+                             if (node.needs_input_grad(0)) {
+                                 const Tensor g = w ? grad * w->unpack(node) : grad;
+                                 grads[0] = rstd * (g - mean(g, normalized, true) - normed * mean(g * normed, normalized, true));
+                             }
+                             if (node.needs_input_grad(1)) {
+                                 grads[1] = leading.empty() ? grad * normed : sum(grad * normed, leading);
+                             }
+                             if (node.needs_input_grad(2)) {
+                                 grads[2] = leading.empty() ? grad : sum(grad, leading);
+                             }
+                             return grads;
+                         });
+    }
+//< stage 7
     return out;
 }
 

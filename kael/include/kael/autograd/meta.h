@@ -1,0 +1,63 @@
+#pragma once
+/// \file
+/// \brief AutogradMeta: what a tensor carries once it takes part in autograd.
+
+#include <atomic>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <vector>
+
+#include "kael/tensor.h"
+
+namespace kael::autograd {
+
+class Node;
+
+/// A function run on the gradient of a tensor before it is used (Tensor::register_hook).
+/// Returning a tensor replaces the gradient; returning nothing keeps it.
+using GradHook = std::function<std::optional<Tensor>(const Tensor&)>;
+
+/// The autograd state of one TensorImpl. Tensors outside autograd have none (a null
+/// `TensorImpl::autograd`), so they pay one pointer.
+///
+/// A tensor is a *leaf* when it has no grad_fn: the user created it. A leaf requires grad
+/// when the user said so; a non-leaf requires grad because an input of the operation that
+/// made it did, and its grad_fn is the node that sends gradients back through that
+/// operation.
+struct AutogradMeta {
+    /// Set on leaves by requires_grad_(); for non-leaves, grad_fn says it instead.
+    bool requires_grad = false;
+    /// The accumulated gradient: filled by backward() on leaves, and on non-leaves that
+    /// asked for it with retain_grad().
+    std::optional<Tensor> grad;
+    /// The node that computed this tensor; null for a leaf.
+    std::shared_ptr<Node> grad_fn;
+    /// Which output of grad_fn this tensor is (every kael node has one output: 0).
+    std::uint32_t output_nr = 0;
+    /// A leaf's AccumulateGrad node, held weakly: the node holds the leaf, and the graph
+    /// holds the node, so a strong pointer here would be a reference cycle.
+    std::weak_ptr<Node> grad_accumulator;
+    /// True after retain_grad() on a non-leaf.
+    bool retains_grad = false;
+    /// Hooks of a leaf, run before its gradient is accumulated. A non-leaf's hooks live
+    /// on its grad_fn.
+    std::vector<GradHook> hooks;
+    /// For a view of a tensor that requires grad: the tensor whose storage it views (the
+    /// first non-view, when views are stacked). In-place writes on views are refused,
+    /// because the base's history would have to change with them.
+    std::shared_ptr<TensorImpl> view_base;
+    /// How many such views of this tensor are alive: while any is, this tensor refuses
+    /// in-place writes, which would change what those views' histories describe.
+    std::atomic<std::int64_t> live_views{0};
+
+    AutogradMeta() = default;
+    AutogradMeta(const AutogradMeta&) = delete;
+    AutogradMeta& operator=(const AutogradMeta&) = delete;
+    /// Unregisters a view from its base and hands grad_fn to the iterative release, so
+    /// that freeing a long chain of nodes does not recurse once per node.
+    ~AutogradMeta();
+};
+
+}  // namespace kael::autograd

@@ -1,0 +1,156 @@
+#pragma once
+// Recording the graph: what every differentiable operation calls after computing its
+// result. Internal to the library; users see the graph only through Tensor's autograd
+// members and kael/autograd/*.h.
+//
+// An operation records in three steps:
+//
+//     Tensor out = ...;                                   // the forward result
+//     if (autograd::should_record(a, b)) {                // grad mode on, an input requires grad
+//         autograd::record(out, "MulBackward", {a, b},
+//                          [a = autograd::SavedTensor(a), b = autograd::SavedTensor(b)](
+//                              const Tensor& grad, autograd::Node& node) {
+//                              return autograd::Grads{mul(grad, b.unpack(node)), mul(grad, a.unpack(node))};
+//                          });
+//     }
+//
+// The formula is ordinary kael code, so when the engine runs it with grad mode on
+// (create_graph) it records a graph of its own, and gradients can be differentiated again.
+#include <cstdint>
+#include <functional>
+#include <initializer_list>
+#include <memory>
+#include <optional>
+#include <vector>
+
+#include "kael/autograd/meta.h"
+#include "kael/autograd/node.h"
+#include "kael/autograd/grad_mode.h"
+#include "kael/tensor.h"
+
+namespace kael::autograd {
+
+// The autograd layer's way into a Tensor's impl (a friend of Tensor), so that nothing
+// outside the library can rewrite an impl that validate() has passed.
+struct ImplAccess {
+    static TensorImpl& impl(const Tensor& t) noexcept { return *t.impl_; }
+    static const std::shared_ptr<TensorImpl>& shared(const Tensor& t) noexcept { return t.impl_; }
+};
+
+// The tensor's AutogradMeta, or null when it has none.
+[[nodiscard]] inline AutogradMeta* meta_of(const Tensor& t) noexcept { return ImplAccess::impl(t).autograd.get(); }
+
+// The tensor's AutogradMeta, created on first use.
+AutogradMeta& ensure_meta(const Tensor& t);
+
+// One input of a recorded operation: a tensor, or an optional tensor that may be absent
+// (layer_norm's weight and bias).
+class Input {
+public:
+    Input(const Tensor& t) noexcept : tensor_(&t) {}  // NOLINT(google-explicit-constructor)
+    Input(const std::optional<Tensor>& t) noexcept : tensor_(t ? &*t : nullptr) {}  // NOLINT
+    [[nodiscard]] const Tensor* get() const noexcept { return tensor_; }
+
+private:
+    const Tensor* tensor_;
+};
+
+// True when grad mode is on and at least one input requires grad: only then is a node
+// worth building. Costs a thread-local read and one pointer test per input otherwise.
+[[nodiscard]] bool should_record(std::initializer_list<Input> inputs) noexcept;
+
+// should_record for a list of inputs (cat, stack).
+[[nodiscard]] bool should_record_all(const std::vector<const Tensor*>& inputs) noexcept;
+
+template <typename... Inputs> [[nodiscard]] bool should_record(const Inputs&... inputs) noexcept {
+    return should_record({Input(inputs)...});
+}
+
+// A tensor kept for the backward pass, with the version of its storage at that moment.
+//
+// Unpacking checks the version: an in-place write to the tensor (or to any view of its
+// storage) between forward and backward would make the formula compute with the wrong
+// values, so it is an error instead. A node's own output is kept without its autograd
+// state, which would point back at the node (a reference cycle); unpacking it inside a
+// recorded backward pass reattaches the node as its grad_fn.
+class SavedTensor {
+public:
+    // Saves an input of the operation (kept as it is, history included).
+    explicit SavedTensor(const Tensor& t) : SavedTensor(t, false) {}
+    // Saves the operation's own result.
+    [[nodiscard]] static SavedTensor output(const Tensor& out) { return SavedTensor(out, true); }
+
+    // The saved tensor; kael::Error naming `node` and both versions when it was modified.
+    [[nodiscard]] Tensor unpack(Node& node) const;
+
+private:
+    SavedTensor(const Tensor& t, bool is_output);
+
+    Tensor data_;
+    std::int64_t version_;
+    bool is_output_;
+};
+
+// A backward formula: the gradient of the output in, one gradient per input out (empty
+// where an input needs none). `node` is the running node, for SavedTensor::unpack and
+// needs_input_grad.
+using Formula = std::function<Grads(const Tensor& grad, Node& node)>;
+
+// Makes `out` the result of a new node called `name` with `formula`, whose edges lead to
+// `inputs`. Call it only when should_record(inputs) holds. An output that is not floating
+// point gets no node: integer and bool tensors never require grad.
+void record(const Tensor& out, const char* name, std::initializer_list<Input> inputs, Formula formula);
+
+// record() for operations with a list of inputs (cat, stack).
+void record(const Tensor& out, const char* name, const std::vector<const Tensor*>& inputs, Formula formula);
+
+// The shapes most element-wise formulas take: the gradient of `out = f(t)` as a function of
+// the gradient and the saved input (record_from_input), the saved output
+// (record_from_output), or the gradient alone (record_linear). Each records only when
+// should_record(t) holds, and saves only what its formula reads.
+template <typename Backward>
+void record_from_input(const Tensor& out, const Tensor& t, const char* name, Backward backward) {
+    if (should_record(t)) {
+        record(out, name, {t}, [input = SavedTensor(t), backward](const Tensor& grad, Node& node) {
+            return Grads{backward(grad, input.unpack(node))};
+        });
+    }
+}
+
+template <typename Backward>
+void record_from_output(const Tensor& out, const Tensor& t, const char* name, Backward backward) {
+    if (should_record(t)) {
+        record(out, name, {t}, [result = SavedTensor::output(out), backward](const Tensor& grad, Node& node) {
+            return Grads{backward(grad, result.unpack(node))};
+        });
+    }
+}
+
+template <typename Backward> void record_linear(const Tensor& out, const Tensor& t, const char* name, Backward backward) {
+    if (should_record(t)) {
+        record(out, name, {t}, [backward](const Tensor& grad, Node&) { return Grads{backward(grad)}; });
+    }
+}
+
+// record() for a view: `out` shares `base`'s storage, so it is also registered as a view
+// of it, and in-place writes through either are refused while both exist.
+void record_view(const Tensor& out, const Tensor& base, const char* name, Formula formula);
+
+// The records of the conversions in tensor.cpp (the seed's record_* hooks): the gradient
+// of to(dtype) or to(device) converts back, and a clone passes the gradient unchanged.
+void record_to(const Tensor& out, const Tensor& source);
+void record_clone(const Tensor& out, const Tensor& source);
+
+// Where the gradient of `t` goes: its grad_fn, the AccumulateGrad node of a leaf that
+// requires grad (created on first use), or nowhere.
+[[nodiscard]] Edge gradient_edge(const Tensor& t);
+
+// Sums `grad` down to `shape`, undoing a broadcast: the leading dimensions broadcasting
+// added, and the dimensions of size 1 it stretched.
+[[nodiscard]] Tensor sum_to(const Tensor& grad, const Shape& shape);
+
+// Drops a reference to a node without recursing: the last reference to each node in a
+// long chain is released from a queue, one node at a time.
+void release_node(std::shared_ptr<Node> node) noexcept;
+
+}  // namespace kael::autograd

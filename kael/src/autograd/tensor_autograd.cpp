@@ -1,0 +1,132 @@
+// Tensor's autograd members: thin layers over the impl's AutogradMeta and the engine.
+#include <utility>
+
+#include "autograd/recording.h"
+#include "kael/autograd/engine.h"
+#include "kael/error.h"
+#include "kael/ops/binary.h"
+#include "kael/tensor.h"
+
+namespace kael {
+
+using autograd::AutogradMeta;
+using autograd::meta_of;
+
+bool Tensor::requires_grad() const noexcept {
+    const AutogradMeta* meta = impl_->autograd.get();
+    return meta != nullptr && (meta->requires_grad || meta->grad_fn != nullptr);
+}
+
+Tensor& Tensor::requires_grad_(bool requires_grad) {
+    KAEL_CHECK_TYPE(!requires_grad || is_floating_point(dtype()),
+                    "only tensors of floating point dtype can require gradients, got dtype " << dtype());
+    if (!is_leaf()) {
+        KAEL_CHECK(requires_grad, "you can only change requires_grad flags of leaf variables; use detach() to get a "
+                                  "tensor outside the graph");
+        return *this;
+    }
+    if (requires_grad || impl_->autograd != nullptr) {
+        autograd::ensure_meta(*this).requires_grad = requires_grad;
+    }
+    return *this;
+}
+
+bool Tensor::is_leaf() const noexcept { return impl_->autograd == nullptr || impl_->autograd->grad_fn == nullptr; }
+
+std::shared_ptr<autograd::Node> Tensor::grad_fn() const noexcept {
+    return impl_->autograd == nullptr ? nullptr : impl_->autograd->grad_fn;
+}
+
+std::optional<Tensor> Tensor::grad() const {
+    return impl_->autograd == nullptr ? std::nullopt : impl_->autograd->grad;
+}
+
+void Tensor::set_grad(const std::optional<Tensor>& grad) {
+    if (!grad) {
+        if (impl_->autograd != nullptr) {
+            impl_->autograd->grad.reset();
+        }
+        return;
+    }
+    KAEL_CHECK_VALUE(grad->shape() == shape(), "assigned grad has shape " << to_string(grad->shape())
+                                                                         << ", but the tensor has shape "
+                                                                         << to_string(shape()));
+    KAEL_CHECK_TYPE(grad->dtype() == dtype(),
+                    "assigned grad has dtype " << grad->dtype() << ", but the tensor has dtype " << dtype());
+    autograd::ensure_meta(*this).grad = grad;
+}
+
+namespace {
+
+// The hook retain_grad() puts on a non-leaf's grad_fn. It holds the impl weakly (the impl
+// holds the node, which holds the hook) and writes only while the impl's grad_fn is still
+// `owner`: after an in-place rebase the tensor's gradient arrives at the new node instead.
+autograd::GradHook retaining_hook(const std::shared_ptr<TensorImpl>& impl, const autograd::Node* owner) {
+    return [weak = std::weak_ptr<TensorImpl>(impl), owner](const Tensor& grad) -> std::optional<Tensor> {
+        const std::shared_ptr<TensorImpl> target = weak.lock();
+        if (target == nullptr || target->autograd == nullptr || target->autograd->grad_fn.get() != owner) {
+            return std::nullopt;
+        }
+        std::optional<Tensor>& kept = target->autograd->grad;
+        if (!kept) {
+            kept = autograd::is_grad_enabled() ? grad : grad.clone();
+        } else {
+            kept = add(*kept, grad);
+        }
+        return std::nullopt;
+    };
+}
+
+}  // namespace
+
+namespace autograd {
+
+void retain_grad_on_node(const Tensor& t) {
+    AutogradMeta& meta = *meta_of(t);
+    meta.grad_fn->add_pre_hook(retaining_hook(ImplAccess::shared(t), meta.grad_fn.get()));
+}
+
+}  // namespace autograd
+
+void Tensor::retain_grad() const {
+    KAEL_CHECK(requires_grad(), "can't retain_grad on a tensor that does not require grad");
+    if (is_leaf() || impl_->autograd->retains_grad) {
+        return;  // a leaf keeps its gradient anyway
+    }
+    impl_->autograd->retains_grad = true;
+    autograd::retain_grad_on_node(*this);
+}
+
+bool Tensor::retains_grad() const noexcept {
+    const AutogradMeta* meta = impl_->autograd.get();
+    return meta != nullptr && (meta->retains_grad || (meta->grad_fn == nullptr && meta->requires_grad));
+}
+
+void Tensor::register_hook(autograd::GradHook hook) const {
+    KAEL_CHECK(requires_grad(), "cannot register a hook on a tensor that does not require grad");
+    if (is_leaf()) {
+        impl_->autograd->hooks.push_back(std::move(hook));
+    } else {
+        impl_->autograd->grad_fn->add_pre_hook(std::move(hook));
+    }
+}
+
+Tensor& Tensor::detach_() {
+    AutogradMeta* meta = impl_->autograd.get();
+    if (meta == nullptr) {
+        return *this;
+    }
+    KAEL_CHECK(meta->view_base == nullptr,
+               "can't detach views in place: this tensor views another that requires grad; use detach() instead");
+    autograd::release_node(std::move(meta->grad_fn));
+    meta->grad_fn = nullptr;
+    meta->requires_grad = false;
+    meta->output_nr = 0;
+    return *this;
+}
+
+void Tensor::backward(const std::optional<Tensor>& gradient, bool retain_graph, bool create_graph) const {
+    autograd::backward({*this}, {gradient}, retain_graph, create_graph);
+}
+
+}  // namespace kael

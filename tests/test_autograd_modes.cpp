@@ -1,0 +1,279 @@
+// Grad mode, requires_grad, detach, retain_grad, hooks, what does not require grad, and
+// in-place operations on tensors in the graph.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <thread>
+
+#include "helpers.h"
+#include "kael/autograd.h"
+#include "kael/factory.h"
+#include "kael/ops.h"
+
+namespace {
+
+using kael::DType;
+using kael::Tensor;
+using kael::from_vector;
+using kael::testing::message_of;
+using kael::testing::values;
+
+Tensor leaf(std::vector<double> data) {
+    Tensor t = from_vector(data);
+    t.requires_grad_();
+    return t;
+}
+
+bool contains(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
+
+// ---- grad mode -----------------------------------------------------------------------------------
+
+TEST(AutogradMode, NoGradGuardRecordsNothingAndRestores) {
+    Tensor x = leaf({1, 2});
+    {
+        const kael::autograd::NoGradGuard no_grad;
+        EXPECT_FALSE(kael::autograd::is_grad_enabled());
+        const Tensor y = x * 2;
+        EXPECT_FALSE(y.requires_grad());
+        EXPECT_EQ(y.grad_fn(), nullptr);
+        {
+            const kael::autograd::EnableGradGuard enable;
+            EXPECT_TRUE((x * 2).requires_grad());
+        }
+        EXPECT_FALSE(kael::autograd::is_grad_enabled());
+    }
+    EXPECT_TRUE(kael::autograd::is_grad_enabled());
+    EXPECT_TRUE((x * 2).requires_grad());
+}
+
+TEST(AutogradMode, GradModeIsPerThread) {
+    const kael::autograd::NoGradGuard no_grad;
+    bool other_thread_enabled = false;
+    std::thread([&] { other_thread_enabled = kael::autograd::is_grad_enabled(); }).join();
+    EXPECT_TRUE(other_thread_enabled);
+    EXPECT_FALSE(kael::autograd::is_grad_enabled());
+}
+
+// ---- requires_grad, leaves, detach ---------------------------------------------------------------
+
+TEST(AutogradMode, RequiresGradIsRefusedForIntegerAndBool) {
+    Tensor i = from_vector<std::int64_t>({1, 2});
+    Tensor b = from_vector({true, false});
+    EXPECT_THROW(i.requires_grad_(), kael::TypeError);
+    EXPECT_THROW(b.requires_grad_(), kael::TypeError);
+    EXPECT_TRUE(contains(message_of([&] { i.requires_grad_(); }), "only tensors of floating point dtype"));
+    i.requires_grad_(false);  // clearing is always allowed
+    Tensor f = from_vector<float>({1});
+    Tensor d = from_vector<double>({1});
+    EXPECT_TRUE(f.requires_grad_().requires_grad());
+    EXPECT_TRUE(d.requires_grad_().requires_grad());
+}
+
+TEST(AutogradMode, NewTensorsHaveNoAutogradState) {
+    const Tensor t = kael::ones({3});
+    EXPECT_FALSE(t.requires_grad());
+    EXPECT_TRUE(t.is_leaf());
+    EXPECT_EQ(t.impl()->autograd, nullptr);  // one null pointer, nothing more
+}
+
+TEST(AutogradMode, RequiresGradChangesEveryHandleButNotAView) {
+    // The seed's example: b = a shares the impl, t = a.view() has its own.
+    Tensor a = kael::ones({2, 2}, DType::F64);
+    Tensor b = a;
+    const Tensor t = a.view({4});
+    b.requires_grad_();
+    EXPECT_TRUE(a.requires_grad());
+    EXPECT_FALSE(t.requires_grad());
+}
+
+TEST(AutogradMode, ClearingRequiresGradOnANonLeafIsRefused) {
+    Tensor x = leaf({1});
+    Tensor y = x * 2;
+    EXPECT_THROW(y.requires_grad_(false), kael::Error);
+    EXPECT_TRUE(contains(message_of([&] { y.requires_grad_(false); }), "leaf variables"));
+    y.requires_grad_(true);  // already true: fine
+}
+
+TEST(AutogradMode, DetachSharesStorageWithoutHistory) {
+    Tensor x = leaf({1, 2});
+    const Tensor y = x * 2;
+    const Tensor d = y.detach();
+    EXPECT_FALSE(d.requires_grad());
+    EXPECT_TRUE(d.is_leaf());
+    EXPECT_TRUE(d.shares_storage(y));
+}
+
+TEST(AutogradMode, DetachInPlaceMakesALeafAndRefusesViews) {
+    Tensor x = leaf({1, 2});
+    Tensor y = x * 2;
+    y.detach_();
+    EXPECT_FALSE(y.requires_grad());
+    EXPECT_TRUE(y.is_leaf());
+    Tensor v = (x * 2).T();
+    EXPECT_THROW(v.detach_(), kael::Error);
+    EXPECT_TRUE(contains(message_of([&] { v.detach_(); }), "use detach()"));
+}
+
+TEST(AutogradMode, RetainGradKeepsANonLeafGradient) {
+    Tensor x = leaf({1, 2});
+    const Tensor h = x * 3;
+    const Tensor without = x * 5;
+    h.retain_grad();
+    EXPECT_TRUE(h.retains_grad());
+    (h * 2 + without).sum().backward();
+    ASSERT_TRUE(h.grad().has_value());
+    EXPECT_EQ(values<double>(*h.grad()), (std::vector<double>{2, 2}));
+    EXPECT_FALSE(without.grad().has_value());
+    EXPECT_THROW(kael::ones({1}).retain_grad(), kael::Error);
+}
+
+TEST(AutogradMode, HooksSeeAndReplaceGradients) {
+    Tensor x = leaf({1, 2});
+    x.register_hook([](const Tensor& g) -> std::optional<Tensor> { return g * 10; });
+    const Tensor h = x * 3;
+    std::vector<double> seen;
+    h.register_hook([&](const Tensor& g) -> std::optional<Tensor> {
+        seen = values<double>(g);
+        return std::nullopt;
+    });
+    h.sum().backward();
+    EXPECT_EQ(seen, (std::vector<double>{1, 1}));
+    EXPECT_EQ(values<double>(*x.grad()), (std::vector<double>{30, 30}));
+    EXPECT_THROW(kael::ones({1}).register_hook([](const Tensor&) { return std::nullopt; }), kael::Error);
+}
+
+TEST(AutogradMode, SetGradAndZeroGrad) {
+    Tensor x = leaf({1, 2});
+    EXPECT_THROW(x.set_grad(from_vector<double>({1, 2, 3})), kael::ValueError);
+    EXPECT_THROW(x.set_grad(from_vector<float>({1, 2})), kael::TypeError);
+    (x * 2).sum().backward();
+    kael::autograd::zero_grad({x}, /*set_to_none=*/false);
+    EXPECT_EQ(values<double>(*x.grad()), (std::vector<double>{0, 0}));
+    kael::autograd::zero_grad({x});
+    EXPECT_FALSE(x.grad().has_value());
+}
+
+// ---- what is not differentiable ------------------------------------------------------------------
+
+TEST(AutogradMode, ComparisonsIndicesAndIntegerResultsDoNotRequireGrad) {
+    Tensor x = leaf({1, 3, 2});
+    EXPECT_FALSE((x > 1).requires_grad());
+    EXPECT_FALSE(kael::argmax(x).requires_grad());
+    EXPECT_FALSE(kael::max(x, 0).indices.requires_grad());
+    EXPECT_TRUE(kael::max(x, 0).values.requires_grad());
+    EXPECT_FALSE(x.to(DType::I64).requires_grad());
+    EXPECT_FALSE(kael::isnan(x).requires_grad());
+}
+
+TEST(AutogradMode, ConversionsAndClonePassGradientsBack) {
+    Tensor x = leaf({1, 2});
+    const Tensor f = x.to(DType::F32);
+    EXPECT_EQ(f.grad_fn()->name(), "ToCopyBackward");
+    (f * 2).sum().backward();
+    EXPECT_EQ(x.grad()->dtype(), DType::F64);  // converted back to the leaf's dtype
+    EXPECT_EQ(values<double>(*x.grad()), (std::vector<double>{2, 2}));
+    Tensor y = leaf({1, 2});
+    y.clone().sum().backward();
+    EXPECT_EQ(values<double>(*y.grad()), (std::vector<double>{1, 1}));
+    EXPECT_TRUE(y.to(DType::F64).is_same(y));  // same dtype: the same tensor, no node
+}
+
+// ---- in-place operations in the graph ------------------------------------------------------------
+
+TEST(AutogradInplace, LeafThatRequiresGradIsRefused) {
+    Tensor x = leaf({1, 2});
+    const std::string message = message_of([&] { x.add_(1); });
+    EXPECT_TRUE(contains(message, "a leaf Variable that requires grad is being used in an in-place operation"))
+        << message;
+    const kael::autograd::NoGradGuard no_grad;  // as an optimizer step does
+    x.add_(1);
+    EXPECT_EQ(values<double>(x), (std::vector<double>{2, 3}));
+}
+
+TEST(AutogradInplace, NonLeafIsRebasedOntoTheNewNode) {
+    // PyTorch: y = x * 2; y.add_(1); y.exp() differentiates through both.
+    Tensor x = leaf({0.5, 1.0});
+    Tensor y = x * 2;
+    y.add_(1);
+    EXPECT_EQ(y.grad_fn()->name(), "AddBackward");
+    y.exp().sum().backward();
+    const std::vector<double> got = values<double>(*x.grad());
+    EXPECT_NEAR(got[0], 2 * std::exp(2.0), 1e-12);
+    EXPECT_NEAR(got[1], 2 * std::exp(3.0), 1e-12);
+}
+
+TEST(AutogradInplace, InPlaceProductUsesTheValueBeforeTheWrite) {
+    Tensor x = leaf({1, 2});
+    Tensor w = leaf({3, 4});
+    Tensor y = x * 2;
+    y.mul_(w);
+    y.sum().backward();
+    EXPECT_EQ(values<double>(*x.grad()), (std::vector<double>{6, 8}));  // PyTorch's numbers
+    EXPECT_EQ(values<double>(*w.grad()), (std::vector<double>{2, 4}));
+}
+
+TEST(AutogradInplace, WritingAGradientCarryingValueIntoAPlainTensorGivesItHistory) {
+    Tensor w = leaf({3, 4});
+    Tensor buffer = kael::zeros({2}, DType::F64);
+    buffer.copy_(w * 2);
+    EXPECT_TRUE(buffer.requires_grad());
+    buffer.sum().backward();
+    EXPECT_EQ(values<double>(*w.grad()), (std::vector<double>{2, 2}));
+}
+
+TEST(AutogradInplace, FillAndZeroCutTheGradient) {
+    Tensor x = leaf({1, 2});
+    Tensor y = x * 2;
+    y.zero_();
+    EXPECT_TRUE(y.requires_grad());
+    (y + x).sum().backward();
+    EXPECT_EQ(values<double>(*x.grad()), (std::vector<double>{1, 1}));
+}
+
+TEST(AutogradInplace, ViewOfATensorInTheGraphIsRefused) {
+    Tensor x = leaf({1, 2, 3, 4});
+    const Tensor y = x * 2;
+    Tensor part = y.slice(0, 0, 2);
+    const std::string message = message_of([&] { part.mul_(3); });
+    EXPECT_TRUE(contains(message, "view of a tensor that requires grad")) << message;
+    EXPECT_TRUE(contains(message, "CopySlices")) << message;
+}
+
+TEST(AutogradInplace, BaseWithALiveViewIsRefusedAndAllowedOnceItDies) {
+    Tensor x = leaf({1, 2});
+    Tensor y = x * 2;
+    {
+        const Tensor view = y.T();
+        EXPECT_TRUE(contains(message_of([&] { y.add_(1); }), "live view"));
+    }
+    y.add_(1);  // the view is gone
+    y.sum().backward();
+    EXPECT_EQ(values<double>(*x.grad()), (std::vector<double>{2, 2}));
+}
+
+TEST(AutogradInplace, GradientIntoSharedStorageIsRefused) {
+    Tensor w = leaf({1, 2});
+    Tensor buffer = kael::zeros({4}, DType::F64);
+    Tensor part = buffer.slice(0, 0, 2);
+    const std::string message = message_of([&] { part.copy_(w); });
+    EXPECT_TRUE(contains(message, "storage other tensors share")) << message;
+}
+
+TEST(AutogradInplace, ShapeAndDtypeRulesStillHold) {
+    Tensor x = leaf({1, 2});
+    Tensor y = x * 2;
+    EXPECT_THROW(y.add_(kael::ones({3, 2}, DType::F64)), kael::ValueError);
+    Tensor counts = kael::zeros({2}, DType::I64);
+    counts.add_(from_vector<std::int64_t>({1, 1}));  // integers never enter the graph
+    EXPECT_FALSE(counts.requires_grad());
+}
+
+TEST(AutogradInplace, InPlaceWriteBumpsTheVersionOfASavedTensor) {
+    Tensor x = leaf({1, 2});
+    Tensor y = x * 2;
+    const Tensor z = (y * y).sum();  // saves y
+    y.add_(1);
+    EXPECT_TRUE(contains(message_of([&] { z.backward(); }), "modified by an inplace operation"));
+}
+
+}  // namespace
