@@ -27,6 +27,15 @@ class Case:
         self.op, self.inputs, self.params, self.reference = op, inputs, params or {}, reference
 
 
+class GradCase(Case):
+    """A case whose gradients are compared too: every floating point input is a leaf (after
+    its view recipe, if any) and both sides differentiate sum(result * weights)."""
+
+    def __init__(self, op, inputs, params, reference, views):
+        super().__init__(op, inputs, {**params, "grad": "1"}, reference)
+        self.views = views
+
+
 def tensor(shape, dtype="float32", low=-3.0, high=3.0):
     if dtype == "bool":
         return rng.random(shape) < 0.5
@@ -331,6 +340,7 @@ def edge_cases():
     out.extend(in_place_cases())
     out.extend(layout_cases())
     out.extend(factory_cases())
+    out.extend(grad_cases())
     # Conversions of out-of-range and special floats.
     out.append(Case("to", [np.array([nan, inf, -inf, 1e30, -0.0, 2.0])], {"dtype": "bool"}, lambda a: a.to(torch.bool)))
     out.append(Case("to", [np.array([3.4e39, -1e40, 1e-46])], {"dtype": "float32"}, lambda a: a.to(torch.float32)))
@@ -453,13 +463,13 @@ def apply_recipe(x, recipe):
     return x
 
 
-def random_layout(shape, dtype):
+def random_layout(shape, dtype, low=-3.0, high=3.0, expand=True):
     """A base array and a recipe whose view has `shape` but a random layout: dimensions
     permuted in memory, sliced with steps and offsets, or broadcast from size 1."""
     steps = []
     base_shape = list(shape)
     # Broadcast some dimensions: the base holds size 1 there and the view expands it.
-    expanded = [d for d in range(len(shape)) if rng.random() < 0.25]
+    expanded = [d for d in range(len(shape)) if expand and rng.random() < 0.25]
     for d in expanded:
         base_shape[d] = 1
     # Slice some dimensions with a step and an offset.
@@ -472,7 +482,7 @@ def random_layout(shape, dtype):
     # Lay the dimensions out in memory in a random order.
     order = list(rng.permutation(len(shape))) if len(shape) > 1 and rng.random() < 0.6 else list(range(len(shape)))
     inverse = [order.index(d) for d in range(len(shape))]
-    base = tensor([base_shape[d] for d in order], dtype)
+    base = tensor([base_shape[d] for d in order], dtype, low, high)
     if order != list(range(len(shape))):
         steps.append("p" + ",".join(str(d) for d in inverse))
     for d, start, end, step in sliced:
@@ -571,6 +581,218 @@ def factory_cases():
     return out
 
 
+def grad_cases():
+    """Gradients of every differentiable operation against torch.autograd: random shapes,
+    dtypes and memory layouts, ties and zeros where PyTorch picks a subgradient, and the
+    refusals (in place on a leaf, backward twice, a modified saved tensor)."""
+    out = []
+
+    def case(op, specs, params, reference, layout=True, expand=True):
+        # expand=False for functions whose gradient is ill-conditioned where a whole row is
+        # one repeated value (std, layer_norm): there both sides only compare rounding noise.
+        bases, views = [], []
+        for spec in specs:
+            if isinstance(spec, (np.ndarray, np.generic)):
+                bases.append(np.asarray(spec))
+                views.append("")
+                continue
+            shape, dtype, low, high = spec
+            if layout and dtype.startswith("float") and len(shape) > 0 and rng.random() < 0.6:
+                base, recipe = random_layout(shape, dtype, low, high, expand)
+            else:
+                base, recipe = tensor(shape, dtype, low, high), ""
+            bases.append(base)
+            views.append(recipe)
+        recipes = {f"v{i}": r for i, r in enumerate(views) if r}
+        out.append(GradCase(op, bases, {**params, **recipes}, reference, views))
+
+    def f(shape, dtype="float64", low=-3.0, high=3.0):
+        return (shape, dtype, low, high)
+
+    smooth = {"neg": torch.neg, "abs": torch.abs, "exp": torch.exp, "expm1": torch.expm1, "sin": torch.sin,
+              "cos": torch.cos, "tanh": torch.tanh, "sigmoid": torch.sigmoid, "relu": torch.relu, "silu": F.silu,
+              "gelu": F.gelu, "gelu_tanh": lambda x: F.gelu(x, approximate="tanh"), "sign": torch.sign,
+              "floor": torch.floor, "ceil": torch.ceil, "round": torch.round}
+    positive = {"log": torch.log, "log1p": torch.log1p, "sqrt": torch.sqrt, "rsqrt": torch.rsqrt}
+    for shape in ((3, 4), (2, 3, 4), (5,), ()):
+        for dtype in ("float32", "float64"):
+            for name, fn in smooth.items():
+                case(name, [f(shape, dtype)], {}, fn)
+            for name, fn in positive.items():
+                case(name, [f(shape, dtype, 0.5, 3.0)], {}, fn)
+            case("clamp", [f(shape, dtype)], {"min": "-1.0", "max": "1.5"}, lambda x: torch.clamp(x, -1.0, 1.5))
+            case("clamp", [f(shape, dtype)], {"min": "0.5"}, lambda x: torch.clamp(x, min=0.5))
+            for value in ("2.5", "-1.5"):
+                case("mul_scalar", [f(shape, dtype)], {"value": value}, lambda x, v=float(value): x * v)
+                case("div_scalar", [f(shape, dtype)], {"value": value}, lambda x, v=float(value): x / v)
+                case("rsub_scalar", [f(shape, dtype)], {"value": value}, lambda x, v=float(value): v - x)
+                case("add_scalar", [f(shape, dtype)], {"value": value}, lambda x, v=float(value): x + v)
+            for value in ("2", "3", "0.5", "-1.5", "0"):
+                case("pow_scalar", [f(shape, dtype, 0.5, 3.0)], {"value": value},
+                     lambda x, v=value: torch.pow(x, float(v) if "." in v else int(v)))
+    # Kinks and ties, where the subgradient is a choice: exact zeros and equal values.
+    kinks = np.array([0.0, -1.0, 1.0, 0.0, 1.5, -1.0])
+    for name in ("abs", "relu"):
+        case(name, [kinks], {}, getattr(torch, name))
+    case("clamp", [kinks], {"min": "-1.0", "max": "1.0"}, lambda x: torch.clamp(x, -1.0, 1.0))
+    ties = np.array([[1.0, 2.0, 2.0], [0.0, 0.0, 0.0], [3.0, -1.0, 3.0]])
+    case("maximum", [ties, ties.T.copy()], {}, torch.maximum)
+    case("minimum", [ties, np.full((3, 3), 2.0)], {}, torch.minimum)
+    for dims in ("", "0", "1"):
+        d = [int(v) for v in dims.split(",")] if dims else [0, 1]
+        case("amax", [ties], {"dims": dims, "keepdim": "0"}, lambda x, d=d: torch.amax(x, d))
+        case("amin", [ties], {"dims": dims, "keepdim": "1"}, lambda x, d=d: torch.amin(x, d, True))
+    case("max_values", [ties], {"dim": "1", "keepdim": "0"}, lambda x: torch.max(x, 1).values)
+    zeros = np.array([[2.0, 0.0, 3.0], [0.0, 0.0, 4.0], [5.0, 6.0, 7.0]])
+    for dims in ("", "0", "1"):
+        d = [int(v) for v in dims.split(",")] if dims else None
+        case("prod", [zeros], {"dims": dims, "keepdim": "0"},
+             lambda x, d=d: torch.prod(x) if d is None else torch.prod(x, d[0]))
+    case("pow", [np.array([0.0, 0.0, 2.0]), np.array([2.0, 0.0, 0.0])], {}, torch.pow)
+
+    pairs = [((3, 4), (3, 4)), ((3, 4), (4,)), ((2, 1, 4), (3, 1)), ((), (2, 3)), ((4, 1), (1, 5))]
+    for a_shape, b_shape in pairs:
+        for dtype in ("float32", "float64"):
+            for alpha in ("1", "2"):
+                case("add", [f(a_shape, dtype), f(b_shape, dtype)], {"alpha": alpha},
+                     lambda x, y, a=int(alpha): torch.add(x, y, alpha=a))
+                case("sub", [f(a_shape, dtype), f(b_shape, dtype)], {"alpha": alpha},
+                     lambda x, y, a=int(alpha): torch.sub(x, y, alpha=a))
+            case("mul", [f(a_shape, dtype), f(b_shape, dtype)], {}, torch.mul)
+            case("div", [f(a_shape, dtype), f(b_shape, dtype, 0.5, 3.0)], {}, torch.div)
+            case("maximum", [f(a_shape, dtype), f(b_shape, dtype)], {}, torch.maximum)
+            case("minimum", [f(a_shape, dtype), f(b_shape, dtype)], {}, torch.minimum)
+            case("atan2", [f(a_shape, dtype), f(b_shape, dtype)], {}, torch.atan2)
+            case("pow", [f(a_shape, dtype, 0.5, 3.0), f(b_shape, dtype)], {}, torch.pow)
+            case("remainder", [f(a_shape, dtype, 0.5, 9.0), f(b_shape, dtype, 0.5, 3.0)], {}, torch.remainder)
+            case("where", [tensor(a_shape, "bool"), f(a_shape, dtype), f(b_shape, dtype)], {}, torch.where)
+        case("mul", [f(a_shape, "float32"), f(b_shape, "float64")], {}, torch.mul)  # mixed dtypes
+
+    for a_shape, b_shape in (((4,), (4,)), ((4,), (4, 3)), ((2, 4), (4,)), ((2, 4), (4, 3)), ((5, 2, 4), (4, 3)),
+                             ((2, 4), (5, 4, 3)), ((2, 1, 2, 4), (3, 4, 2)), ((4,), (2, 4, 3)), ((2, 3, 4), (4,))):
+        for dtype in ("float32", "float64"):
+            case("matmul", [f(a_shape, dtype), f(b_shape, dtype)], {}, torch.matmul)
+
+    for shape in ((3, 4), (2, 3, 4)):
+        for dtype in ("float32", "float64"):
+            for dims in ("", "0", "-1", "0,2" if len(shape) == 3 else "0,1"):
+                d = [int(v) for v in dims.split(",")] if dims else list(range(len(shape)))
+                for keep in ("0", "1"):
+                    k = keep == "1"
+                    case("sum", [f(shape, dtype)], {"dims": dims, "keepdim": keep}, lambda x, d=d, k=k: torch.sum(x, d, k))
+                    case("mean", [f(shape, dtype)], {"dims": dims, "keepdim": keep}, lambda x, d=d, k=k: torch.mean(x, d, k))
+                    case("amax", [f(shape, dtype)], {"dims": dims, "keepdim": keep}, lambda x, d=d, k=k: torch.amax(x, d, k))
+                    case("logsumexp", [f(shape, dtype)], {"dims": dims, "keepdim": keep},
+                         lambda x, d=d, k=k: torch.logsumexp(x, d, k))
+                    for correction in ("0", "1"):
+                        case("var", [f(shape, dtype)], {"dims": dims, "keepdim": keep, "correction": correction},
+                             lambda x, d=d, k=k, c=int(correction): torch.var(x, d, correction=c, keepdim=k))
+                        case("std", [f(shape, dtype)], {"dims": dims, "keepdim": keep, "correction": correction},
+                             lambda x, d=d, k=k, c=int(correction): torch.std(x, d, correction=c, keepdim=k), expand=False)
+            case("prod", [f(shape, dtype, 0.5, 1.5)], {"dims": "1", "keepdim": "0"}, lambda x: torch.prod(x, 1))
+            for dim in ("0", "-1"):
+                case("max_values", [f(shape, dtype)], {"dim": dim, "keepdim": "1"},
+                     lambda x, d=int(dim): torch.max(x, d, True).values)
+                case("cumsum", [f(shape, dtype)], {"dim": dim}, lambda x, d=int(dim): torch.cumsum(x, d))
+                case("softmax", [f(shape, dtype)], {"dim": dim}, lambda x, d=int(dim): torch.softmax(x, d))
+                case("log_softmax", [f(shape, dtype)], {"dim": dim}, lambda x, d=int(dim): torch.log_softmax(x, d))
+
+    names = {"none": "none", "mean": "mean", "sum": "sum"}
+    for reduction in names:
+        for dtype in ("float32", "float64"):
+            target = rng.integers(0, 5, size=(6,)).astype(np.int64)
+            target[1] = -100
+            case("cross_entropy", [f((6, 5), dtype), target], {"reduction": reduction},
+                 lambda x, y, r=reduction: F.cross_entropy(x, y, reduction=r))
+            case("cross_entropy", [f((6, 5), dtype), target.clip(0)], {"reduction": reduction, "ignore_index": "2"},
+                 lambda x, y, r=reduction: F.cross_entropy(x, y, reduction=r, ignore_index=2))
+            spatial = rng.integers(0, 4, size=(2, 3, 3)).astype(np.int64)
+            # (PyTorch 1.13's backward of the spatial loss needs a contiguous input.)
+            case("nll_loss", [f((2, 4, 3, 3), dtype), spatial], {"reduction": reduction},
+                 lambda x, y, r=reduction: F.nll_loss(x, y, reduction=r), layout=False)
+            case("nll_loss", [f((4,), dtype), np.array(2, dtype=np.int64)], {"reduction": reduction},
+                 lambda x, y, r=reduction: F.nll_loss(x, y, reduction=r))
+            case("mse_loss", [f((3, 4), dtype), f((3, 4), dtype)], {"reduction": reduction},
+                 lambda x, y, r=reduction: F.mse_loss(x, y, reduction=r))
+    for dtype in ("float32", "float64"):
+        case("layer_norm", [f((3, 5), dtype), f((5,), dtype), f((5,), dtype)], {"trailing": "1"},
+             lambda x, w, b: F.layer_norm(x, (5,), w, b), expand=False)
+        case("layer_norm", [f((2, 3, 4), dtype), f((3, 4), dtype), f((3, 4), dtype)], {"trailing": "2"},
+             lambda x, w, b: F.layer_norm(x, (3, 4), w, b), expand=False)
+        case("layer_norm", [f((4, 6), dtype)], {"trailing": "1"}, lambda x: F.layer_norm(x, (6,)), expand=False)
+        indices = np.array([[1, 3, 1], [0, 1, 1]], dtype=np.int64)
+        case("embedding", [f((5, 4), dtype), indices], {}, lambda w, i: F.embedding(i, w))
+        case("index_select", [f((4, 3), dtype), np.array([2, 0, 2], dtype=np.int64)], {"dim": "0"},
+             lambda x, i: torch.index_select(x, 0, i))
+        case("index_select", [f((4, 3), dtype), np.array([1, 1], dtype=np.int64)], {"dim": "1"},
+             lambda x, i: torch.index_select(x, 1, i))
+        gather_index = rng.integers(0, 3, size=(2, 4)).astype(np.int64)
+        case("gather", [f((2, 3), dtype), gather_index], {"dim": "1"}, lambda x, i: torch.gather(x, 1, i))
+        # src of the index's shape: PyTorch 1.13's backward fails for a larger src, which kael
+        # accepts (tests/test_autograd_ops.cpp covers that case).
+        case("scatter_add", [f((2, 5), dtype), gather_index[:, :3].copy(), f((2, 3), dtype)], {"dim": "1"},
+             lambda x, i, s: x.scatter_add(1, i, s))
+        case("masked_fill", [f((3, 4), dtype), tensor((1, 4), "bool")], {"value": "2.5"},
+             lambda x, m: x.masked_fill(m, 2.5))
+        for diagonal in ("-1", "0", "1"):
+            case("tril", [f((3, 4), dtype)], {"diagonal": diagonal}, lambda x, k=int(diagonal): torch.tril(x, k))
+            case("triu", [f((2, 3, 4), dtype)], {"diagonal": diagonal}, lambda x, k=int(diagonal): torch.triu(x, k))
+        case("cat", [f((2, 3), dtype), f((1, 3), dtype), f((4, 3), dtype)], {"dim": "0"}, lambda *xs: torch.cat(xs, 0))
+        case("cat", [f((2, 3), dtype), f((2, 2), dtype)], {"dim": "1"}, lambda *xs: torch.cat(xs, 1))
+        case("stack_dim", [f((2, 3), dtype), f((2, 3), dtype)], {"dim": "1"}, lambda *xs: torch.stack(xs, 1))
+        case("to", [f((3, 4), dtype)], {"dtype": "float32" if dtype == "float64" else "float64"},
+             lambda x, d=dtype: x.to(torch.float32 if d == "float64" else torch.float64))
+        # Views, each made contiguous by the driver.
+        case("reshape", [f((2, 3, 4), dtype)], {"shape": "4,6"}, lambda x: x.reshape(4, 6).contiguous())
+        case("permute", [f((2, 3, 4), dtype)], {"dims": "2,0,1"}, lambda x: x.permute(2, 0, 1).contiguous())
+        case("squeeze", [f((2, 1, 3), dtype)], {"dim": "1"}, lambda x: x.squeeze(1).contiguous())
+        case("unsqueeze", [f((2, 3), dtype)], {"dim": "-1"}, lambda x: x.unsqueeze(-1).contiguous())
+        case("flatten", [f((2, 3, 4), dtype)], {"start": "1", "end": "2"}, lambda x: x.flatten(1, 2).contiguous())
+        case("unflatten", [f((2, 6), dtype)], {"dim": "1", "shape": "3,2"}, lambda x: x.unflatten(1, (3, 2)).contiguous())
+        case("narrow", [f((4, 5), dtype)], {"dim": "1", "start": "1", "length": "3"}, lambda x: x.narrow(1, 1, 3).contiguous())
+        case("select", [f((4, 5), dtype)], {"dim": "0", "index": "-1"}, lambda x: x[-1].contiguous())
+        case("slice", [f((6, 5), dtype)], {"dim": "0", "start": "1", "end": "6", "step": "2"},
+             lambda x: x[1:6:2].contiguous())
+        case("expand", [f((3, 1), dtype)], {"shape": "2,3,4"}, lambda x: x.expand(2, 3, 4).contiguous())
+        case("split", [f((5, 4), dtype)], {"size": "2", "dim": "0", "piece": "2"}, lambda x: torch.split(x, 2, 0)[2].contiguous())
+        case("chunk", [f((4, 6), dtype)], {"chunks": "3", "dim": "1", "piece": "1"}, lambda x: torch.chunk(x, 3, 1)[1].contiguous())
+        # In-place operations on a copy of the first input (the driver clones it first).
+        for op in ("add_", "sub_", "mul_", "copy_"):
+            case(op, [f((3, 4), dtype), f((4,), dtype)], {}, lambda x, y, op=op: getattr(x.clone(), op)(y))
+        case("div_", [f((3, 4), dtype), f((4,), dtype, 0.5, 3.0)], {}, lambda x, y: x.clone().div_(y))
+        case("masked_fill_", [f((3, 4), dtype), tensor((3, 4), "bool")], {"value": "0.5"},
+             lambda x, m: x.clone().masked_fill_(m, 0.5))
+
+    def inplace_on_leaf(x):
+        x.requires_grad_()
+        x.add_(1)
+        return x
+
+    def backward_twice(x):
+        x.requires_grad_()
+        loss = (x * x).sum()
+        loss.backward()
+        loss.backward()
+        return x.grad
+
+    def modified_saved_output(x):
+        x.requires_grad_()
+        y = torch.exp(x)
+        y.add_(1)
+        y.sum().backward()
+        return x.grad
+
+    def non_scalar_backward(x):
+        x.requires_grad_()
+        (x * 2).backward()
+        return x.grad
+
+    for op, fn in (("inplace_on_leaf", inplace_on_leaf), ("backward_twice", backward_twice),
+                   ("modified_saved_output", modified_saved_output), ("non_scalar_backward", non_scalar_backward)):
+        out.append(Case(op, [tensor((3,), "float64")], {}, fn))
+    return out
+
+
 def write_tensor(path, array):
     array = np.ascontiguousarray(array)
     name = {np.dtype(np.float32): "float32", np.dtype(np.float64): "float64", np.dtype(np.int64): "int64",
@@ -592,6 +814,61 @@ def tolerance(dtype):
     return (1e-5, 1e-5) if dtype == "float32" else (1e-10, 1e-12)
 
 
+def same_values(got, got_dtype, expected, where, tolerances):
+    """Prints a mismatch line and returns False unless kael's array matches torch's."""
+    want = expected.detach().numpy()
+    want_dtype = TORCH_NAMES[expected.dtype]
+    if got_dtype != want_dtype or got.shape != want.shape:
+        print(f"MISMATCH {where}: kael gave {got_dtype} {got.shape}, torch {want_dtype} {want.shape}")
+        return False
+    if want_dtype.startswith("float"):
+        rtol, atol = tolerances(want_dtype)
+        ok = np.allclose(got, want, rtol=rtol, atol=atol, equal_nan=True)
+    else:
+        ok = np.array_equal(got, want)
+    if not ok:
+        bad = np.argwhere(~np.isclose(got, want, equal_nan=True)) if want_dtype.startswith("float") else np.argwhere(got != want)
+        first = tuple(bad[0]) if len(bad) else ()
+        print(f"MISMATCH {where}: at {first} kael {got[first] if first else got} torch {want[first] if first else want}")
+    return ok
+
+
+def gradient_tolerance(dtype):
+    return (1e-4, 1e-5) if dtype == "float32" else (1e-9, 1e-10)
+
+
+def same_gradients(case, index, inputs, result, scratch, where):
+    """Compares kael's gradients of sum(result * weights) with torch.autograd's: which inputs
+    get one, their dtypes, shapes and values."""
+    nograd = (scratch / f"c{index}.nograd").exists()
+    if not result.requires_grad:
+        if not nograd:
+            print(f"MISMATCH {where}: kael's result requires grad, torch's does not")
+        return nograd
+    if nograd:
+        print(f"MISMATCH {where}: torch's result requires grad, kael's does not")
+        return False
+    weights = torch.sin(torch.arange(1, result.numel() + 1, dtype=torch.float64)).reshape(result.shape).to(result.dtype)
+    leaves = [i for i, x in enumerate(inputs) if x.dtype.is_floating_point]
+    try:
+        grads = torch.autograd.grad(result, [inputs[i] for i in leaves], weights, allow_unused=True)
+    except RuntimeError as error:
+        print(f"MISMATCH {where}: torch's backward failed ({str(error).splitlines()[0]}), kael's did not")
+        return False
+    ok = True
+    for i, want in zip(leaves, grads):
+        none_file = scratch / f"c{index}.g{i}.none"
+        if want is None or none_file.exists():
+            if (want is None) != none_file.exists():
+                print(f"MISMATCH {where}: gradient of input {i}: kael {'none' if none_file.exists() else 'a tensor'}, "
+                      f"torch {'none' if want is None else 'a tensor'}")
+                ok = False
+            continue
+        got, got_dtype = read_tensor(scratch / f"c{index}.g{i}.bin")
+        ok = same_values(got, got_dtype, want, f"{where} gradient of input {i}", gradient_tolerance) and ok
+    return ok
+
+
 def main():
     build = pathlib.Path(sys.argv[1])
     driver = build / "tests" / "torch_reference_driver"
@@ -611,8 +888,16 @@ def main():
         subprocess.run([str(driver), str(scratch / "cases.txt"), str(scratch)], check=True)
         mismatches = 0
         compared = 0
+        gradients = 0
         for index, case in enumerate(all_cases):
-            inputs = [t(np.asarray(a)) for a in case.inputs]
+            if isinstance(case, GradCase):
+                # Leaves after the views, as the driver makes them.
+                inputs = [apply_recipe(t(np.asarray(a)), view) for a, view in zip(case.inputs, case.views)]
+                for x in inputs:
+                    if x.dtype.is_floating_point:
+                        x.requires_grad_()
+            else:
+                inputs = [t(np.asarray(a)) for a in case.inputs]
             try:
                 expected = case.reference(*inputs)
                 torch_error = None if expected is not None else "skip"
@@ -633,23 +918,14 @@ def main():
                 print(f"MISMATCH {where}: torch refused ({torch_error[:120]}), kael returned a result")
                 continue
             got, got_dtype = read_tensor(scratch / f"c{index}.bin")
-            want = expected.detach().numpy()
-            want_dtype = TORCH_NAMES[expected.dtype]
-            if got_dtype != want_dtype or got.shape != want.shape:
+            if not same_values(got, got_dtype, expected, where, tolerance):
                 mismatches += 1
-                print(f"MISMATCH {where}: kael gave {got_dtype} {got.shape}, torch {want_dtype} {want.shape}")
                 continue
-            if want_dtype.startswith("float"):
-                rtol, atol = tolerance(want_dtype)
-                ok = np.allclose(got, want, rtol=rtol, atol=atol, equal_nan=True)
-            else:
-                ok = np.array_equal(got, want)
-            if not ok:
-                mismatches += 1
-                bad = np.argwhere(~np.isclose(got, want, equal_nan=True)) if want_dtype.startswith("float") else np.argwhere(got != want)
-                first = tuple(bad[0]) if len(bad) else ()
-                print(f"MISMATCH {where}: at {first} kael {got[first] if first else got} torch {want[first] if first else want}")
-        print(f"check_against_torch: {compared} cases compared with PyTorch {torch.__version__}, {mismatches} mismatches")
+            if isinstance(case, GradCase):
+                gradients += 1
+                mismatches += 0 if same_gradients(case, index, inputs, expected, scratch, where) else 1
+        print(f"check_against_torch: {compared} cases compared with PyTorch {torch.__version__} ({gradients} of them "
+              f"with gradients), {mismatches} mismatches")
         return 1 if mismatches else 0
 
 

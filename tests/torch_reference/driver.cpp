@@ -279,6 +279,39 @@ std::map<std::string, Op> operations() {
         self.masked_fill_(in[1], scalar_param(p, "value"));
         return self;
     };
+//> stage 7
+    // The autograd refusals: each either throws (as PyTorch does) or returns a gradient.
+    ops["inplace_on_leaf"] = [](const auto& in, const auto&) {
+        Tensor x = in[0];
+        x.requires_grad_();
+        x.add_(1);
+        return x;
+    };
+    ops["backward_twice"] = [](const auto& in, const auto&) {
+        Tensor x = in[0];
+        x.requires_grad_();
+        const Tensor loss = (x * x).sum();
+        loss.backward();
+        loss.backward();
+        return *x.grad();
+    };
+    ops["modified_saved_output"] = [](const auto& in, const auto&) {
+        Tensor x = in[0];
+        x.requires_grad_();
+        Tensor y = kael::exp(x);
+        y.add_(1);
+        y.sum().backward();
+        return *x.grad();
+    };
+    ops["non_scalar_backward"] = [](const auto& in, const auto&) {
+        Tensor x = in[0];
+        x.requires_grad_();
+        (x * 2).backward();
+        return *x.grad();
+    };
+    ops["gelu_tanh"] = [](const auto& in, const auto&) { return kael::gelu(in[0], "tanh"); };
+    ops["stack_dim"] = [](const auto& in, const auto& p) { return kael::stack(in, integer(p, "dim", 0)); };
+//< stage 7
     // Factories take no inputs.
     ops["arange"] = [](const auto&, const auto& p) {
         return kael::arange(number(p, "start", 0), number(p, "end", 0), number(p, "step", 1), parse_dtype(p.at("dtype")));
@@ -342,6 +375,45 @@ int main(int argc, char** argv) {
                     inputs[i] = apply_view_recipe(inputs[i], recipe->second);
                 }
             }
+//> stage 7
+            // "grad=1": every floating point input becomes a leaf that requires grad, and
+            // the gradients of sum(result * weights) are written as <case>.g<i>.bin, or
+            // <case>.g<i>.none for an input that gets none (weights_k = sin(k + 1), which
+            // the script computes the same way).
+            const bool with_grad = params.count("grad") != 0;
+            std::vector<std::size_t> leaves;
+            for (std::size_t i = 0; with_grad && i < inputs.size(); ++i) {
+                if (kael::is_floating_point(inputs[i].dtype())) {
+                    inputs[i].requires_grad_();
+                    leaves.push_back(i);
+                }
+            }
+            if (with_grad) {
+                const Tensor result = ops.at(op)(inputs, params);
+                write_tensor(out_dir + "/" + name + ".bin", result);
+                if (!result.requires_grad()) {
+                    std::ofstream(out_dir + "/" + name + ".nograd") << "no grad";
+                    continue;
+                }
+                const Tensor weights = kael::sin(kael::arange(1, static_cast<double>(result.numel()) + 1, 1, DType::F64))
+                                           .reshape(result.shape())
+                                           .to(result.dtype());
+                std::vector<Tensor> wrt;
+                for (const std::size_t i : leaves) {
+                    wrt.push_back(inputs[i]);
+                }
+                const kael::autograd::GradList grads = kael::autograd::grad({result}, wrt, {weights}, false, false, true);
+                for (std::size_t k = 0; k < leaves.size(); ++k) {
+                    const std::string file = out_dir + "/" + name + ".g" + std::to_string(leaves[k]);
+                    if (grads[k]) {
+                        write_tensor(file + ".bin", *grads[k]);
+                    } else {
+                        std::ofstream(file + ".none") << "none";
+                    }
+                }
+                continue;
+            }
+//< stage 7
             write_tensor(out_dir + "/" + name + ".bin", ops.at(op)(inputs, params));
         } catch (const std::exception& error) {
             std::ofstream(out_dir + "/" + name + ".error") << error.what();

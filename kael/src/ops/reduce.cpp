@@ -592,16 +592,19 @@ Tensor var(const Tensor& t, const Dims& dims, double correction, bool keepdim) {
         const auto n = static_cast<double>(plan.length);
         for (std::int64_t o = 0; o < plan.outputs; ++o) {
             // Two passes in double: the mean, then the squared deviations from it. The
-            // one-pass formula E[x^2] - E[x]^2 cancels catastrophically.
+            // one-pass formula E[x^2] - E[x]^2 cancels catastrophically. Both passes work
+            // relative to the run's first element, so a run of equal values has deviations
+            // of exactly 0 (a mean computed as sum / n need not equal the value itself).
             const T* run = in + o * plan.length;
+            const double shift = plan.length > 0 ? static_cast<double>(run[0]) : 0.0;
             double total = 0;
             for (std::int64_t i = 0; i < plan.length; ++i) {
-                total += static_cast<double>(run[i]);
+                total += static_cast<double>(run[i]) - shift;
             }
             const double mean = total / n;
             double squares = 0;
             for (std::int64_t i = 0; i < plan.length; ++i) {
-                const double deviation = static_cast<double>(run[i]) - mean;
+                const double deviation = (static_cast<double>(run[i]) - shift) - mean;
                 squares += deviation * deviation;
             }
             const double divisor = n - correction;
@@ -637,7 +640,11 @@ Tensor std(const Tensor& t, const Dims& dims, double correction, bool keepdim) {
                           keepdim](const Tensor& grad, autograd::Node& node) {
                              const Tensor input = x.unpack(node);
                              const double divisor = static_cast<double>(reduced_count(input.shape(), dims)) - correction;
-                             const Tensor scale = unreduce(grad / result.unpack(node), input.shape(), dims, keepdim);
+                             // Where the deviation is 0 the derivative of sqrt is infinite; PyTorch
+                         // gives 0 there (every term of it is 0 then), and so does kael.
+                         const Tensor deviation = result.unpack(node);
+                         const Tensor scale =
+                             unreduce(where(deviation == 0, 0, grad / deviation), input.shape(), dims, keepdim);
                              return autograd::Grads{scale * (input - mean(input, dims, true)) / divisor};
                          });
     }
