@@ -49,6 +49,16 @@ WORKLOADS = [
     ("BM_MatmulBlas/2048", "matmul 2048 (kael through OpenBLAS)"),
     ("BM_AddTiny", "add of two 4-element tensors (per-op overhead)"),
 ]
+#> stage 7
+# The autograd suite (--suite autograd): kael's side is benchmarks/bench_autograd.cpp.
+AUTOGRAD_WORKLOADS = [
+    ("BM_MlpStep", "MLP 784-256-10 step, batch 128: forward, backward (kael's default matmul backend)"),
+    ("BM_MlpStepOwnKernel", "the same step with kael's own matrix kernel"),
+    ("BM_MlpForward", "the MLP forward alone, no graph"),
+    ("BM_AddTinyPlain", "add of two 4-element tensors, no grad"),
+    ("BM_AddTinyRecorded", "the same add with both inputs requiring grad (one node recorded)"),
+]
+#< stage 7
 
 
 # Bytes each workload moves per element, to turn times into bandwidth.
@@ -89,18 +99,18 @@ def torch_version():
     return result.stdout.strip() or "(version unknown)"
 
 
-def build(isa):
+def build(isa, target="kael_bench_ops"):
     def run(*cmd):
         subprocess.run(cmd, cwd=ROOT, check=True, stdout=subprocess.DEVNULL)
     kael_dir = "build/bench" if isa == "native" else f"build/bench-{isa}"
     march = [] if isa == "native" else ["-DKAEL_MARCH=x86-64-v3"]
     run("cmake", "-S", ".", "-B", kael_dir, "-G", "Ninja", "-DCMAKE_BUILD_TYPE=Release",
         "-DKAEL_BUILD_BENCHMARKS=ON", "-DKAEL_BUILD_TESTS=OFF", "-DKAEL_BUILD_EXAMPLES=OFF", *march)
-    run("cmake", "--build", kael_dir, "--target", "kael_bench_ops")
+    run("cmake", "--build", kael_dir, "--target", target)
     run("cmake", "-S", "benchmarks/libtorch", "-B", "build/bench-libtorch", "-G", "Ninja",
         "-DCMAKE_BUILD_TYPE=Release")
     run("cmake", "--build", "build/bench-libtorch")
-    return ROOT / kael_dir / "benchmarks/kael_bench_ops", ROOT / "build/bench-libtorch/bench_libtorch"
+    return ROOT / kael_dir / "benchmarks" / target, ROOT / "build/bench-libtorch/bench_libtorch"
 
 
 def environment(threads, isa):
@@ -131,16 +141,70 @@ def measure(binary, name, env, min_time):
 
 
 def libtorch_name(name):
+#> stage 7
+    if name == "BM_MlpStepOwnKernel":
+        return "BM_MlpStep"
+#< stage 7
     return name.replace("BM_MatmulBlas", "BM_Matmul")
 
 
+#> stage 7
+def autograd_suite(args):
+    """The forward+backward workloads of chapter 06, written to benchmarks/RESULTS-autograd.md."""
+    kael_binary, torch_binary = build(args.isa, target="kael_bench_autograd")
+    env = environment(args.threads, args.isa)
+    times = {name: ([], []) for name, _ in AUTOGRAD_WORKLOADS}
+    for _ in range(args.rounds):
+        for name, _ in AUTOGRAD_WORKLOADS:
+            kael_ms, _ = measure(kael_binary, name, env, args.min_time)
+            torch_ms, _ = measure(torch_binary, libtorch_name(name), env, args.min_time)
+            if kael_ms is not None:
+                times[name][0].append(kael_ms)
+            if torch_ms is not None:
+                times[name][1].append(torch_ms)
+    median = {name: (statistics.median(k), statistics.median(t)) for name, (k, t) in times.items() if k and t}
+    lines = [
+        f"Measured on {datetime.date.today()} on {cpu_name()} ({cpu_vectors()}), with {args.threads} thread(s) per "
+        f"side, {args.rounds} interleaved rounds (medians), by `benchmarks/compare_with_libtorch.py --suite autograd "
+        f"--threads {args.threads} --rounds {args.rounds}`; libtorch {torch_version()}, whose matrix products go "
+        f"through OpenBLAS, as kael's default backend does when kael is built with BLAS.",
+        "",
+        "| workload | kael | libtorch | kael / libtorch time |",
+        "|---|---:|---:|---:|",
+    ]
+    for name, label in AUTOGRAD_WORKLOADS:
+        if name not in median:
+            lines.append(f"| {label} | n/a | n/a | |")
+            continue
+        k, t = median[name]
+        unit = (lambda ms: f"{ms * 1e6:.0f} ns") if k < 0.01 else (lambda ms: f"{ms:.3f} ms")
+        lines.append(f"| {label} | {unit(k)} | {unit(t)} | {k / t:.2f} |")
+    if "BM_AddTinyPlain" in median and "BM_AddTinyRecorded" in median:
+        kael_overhead = (median["BM_AddTinyRecorded"][0] - median["BM_AddTinyPlain"][0]) * 1e6
+        torch_overhead = (median["BM_AddTinyRecorded"][1] - median["BM_AddTinyPlain"][1]) * 1e6
+        lines.append(f"| recording one node (recorded minus plain) | {kael_overhead:.0f} ns | {torch_overhead:.0f} ns | "
+                     f"{kael_overhead / torch_overhead:.2f} |")
+    text = "\n".join(lines) + "\n"
+    print(text)
+    (ROOT / "benchmarks" / "RESULTS-autograd.md").write_text(text)
+    return 0
+
+
+#< stage 7
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--threads", type=int, default=1)
     parser.add_argument("--rounds", type=int, default=5)
     parser.add_argument("--min-time", type=float, default=0.2)
     parser.add_argument("--isa", choices=["native", "avx2"], default="native")
+#> stage 7
+    parser.add_argument("--suite", choices=["ops", "autograd"], default="ops")
+#< stage 7
     args = parser.parse_args()
+#> stage 7
+    if args.suite == "autograd":
+        return autograd_suite(args)
+#< stage 7
     kael_binary, torch_binary = build(args.isa)
     env = environment(args.threads, args.isa)
 

@@ -14,5 +14,11 @@ constexpr std::int64_t kSoftmaxRows = 4'096;
 constexpr std::int64_t kSoftmaxCols = 1'024;
 constexpr std::int64_t kTiny = 4;
 constexpr std::int64_t kTranscendental = 4'000'000;  // exp, tanh, gelu of 4M floats
+//> stage 7
+constexpr std::int64_t kBatch = 128;  // the MLP step of chapter 06: 784-256-10, batch 128
+constexpr std::int64_t kMlpIn = 784;
+constexpr std::int64_t kMlpHidden = 256;
+constexpr std::int64_t kMlpOut = 10;
+//< stage 7
 
 }  // namespace workloads

@@ -116,6 +116,65 @@ void BM_AddTiny(benchmark::State& state) {
     }
 }
 BENCHMARK(BM_AddTiny);
+//> stage 7
+
+// ---- autograd (chapter 06) ----------------------------------------------------------------
+
+void BM_AddTinyPlain(benchmark::State& state) {
+    const auto a = torch::ones({workloads::kTiny});
+    const auto b = torch::ones({workloads::kTiny});
+    for (auto _ : state) {
+        benchmark::DoNotOptimize(torch::add(a, b));
+    }
+}
+BENCHMARK(BM_AddTinyPlain);
+
+void BM_AddTinyRecorded(benchmark::State& state) {
+    const auto a = torch::ones({workloads::kTiny}).requires_grad_();
+    const auto b = torch::ones({workloads::kTiny}).requires_grad_();
+    for (auto _ : state) {
+        benchmark::DoNotOptimize(torch::add(a, b));
+    }
+}
+BENCHMARK(BM_AddTinyRecorded);
+
+struct Mlp {
+    torch::Tensor x = torch::randn({workloads::kBatch, workloads::kMlpIn});
+    torch::Tensor y = torch::randint(0, workloads::kMlpOut, {workloads::kBatch});
+    torch::Tensor w1 = (torch::randn({workloads::kMlpIn, workloads::kMlpHidden}) * 0.05).requires_grad_();
+    torch::Tensor b1 = torch::zeros({workloads::kMlpHidden}).requires_grad_();
+    torch::Tensor w2 = (torch::randn({workloads::kMlpHidden, workloads::kMlpOut}) * 0.05).requires_grad_();
+    torch::Tensor b2 = torch::zeros({workloads::kMlpOut}).requires_grad_();
+
+    [[nodiscard]] torch::Tensor loss() const {
+        const auto hidden = torch::relu(torch::matmul(x, w1) + b1);
+        return torch::nn::functional::cross_entropy(torch::matmul(hidden, w2) + b2, y);
+    }
+};
+
+void BM_MlpStep(benchmark::State& state) {
+    torch::manual_seed(0);
+    Mlp mlp;
+    for (auto _ : state) {
+        for (torch::Tensor* p : {&mlp.w1, &mlp.b1, &mlp.w2, &mlp.b2}) {
+            p->mutable_grad().reset();  // set_to_none, as kael's zero_grad
+        }
+        mlp.loss().backward();
+        benchmark::DoNotOptimize(mlp.w1.grad());
+    }
+}
+BENCHMARK(BM_MlpStep)->Unit(benchmark::kMillisecond);
+
+void BM_MlpForward(benchmark::State& state) {
+    torch::manual_seed(0);
+    const Mlp mlp;
+    const torch::NoGradGuard no_grad;
+    for (auto _ : state) {
+        benchmark::DoNotOptimize(mlp.loss());
+    }
+}
+BENCHMARK(BM_MlpForward)->Unit(benchmark::kMillisecond);
+//< stage 7
 
 }  // namespace
 

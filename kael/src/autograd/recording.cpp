@@ -35,6 +35,9 @@ private:
     Formula formula_;
 };
 
+const Tensor* pointer_of(const Input& input) noexcept { return input.get(); }
+const Tensor* pointer_of(const Tensor* input) noexcept { return input; }
+
 }  // namespace
 
 AutogradMeta& ensure_meta(const Tensor& t) {
@@ -105,21 +108,19 @@ Edge gradient_edge(const Tensor& t) {
     return {accumulator, 0};
 }
 
-void record(const Tensor& out, const char* name, std::initializer_list<Input> inputs, Formula formula) {
-    std::vector<const Tensor*> pointers;
-    pointers.reserve(inputs.size());
-    for (const Input& input : inputs) {
-        pointers.push_back(input.get());
-    }
-    record(out, name, pointers, std::move(formula));
-}
+namespace {
 
-void record(const Tensor& out, const char* name, const std::vector<const Tensor*>& inputs, Formula formula) {
+// The one implementation behind both record() overloads: `inputs` may hold null entries
+// for absent optional inputs.
+template <typename Pointers>
+void record_node(const Tensor& out, const char* name, const Pointers& inputs, Formula formula) {
     if (!is_floating_point(out.dtype())) {
         return;  // integer and bool results never require grad
     }
     auto node = std::make_shared<FormulaNode>(name, std::move(formula));
-    for (const Tensor* t : inputs) {
+    node->reserve_inputs(inputs.size());
+    for (const auto& input : inputs) {
+        const Tensor* t = pointer_of(input);
         if (t == nullptr) {
             node->add_input({}, {});
             continue;
@@ -132,6 +133,16 @@ void record(const Tensor& out, const char* name, const std::vector<const Tensor*
     AutogradMeta& meta = ensure_meta(out);
     release_node(std::exchange(meta.grad_fn, std::move(node)));
     meta.output_nr = 0;
+}
+
+}  // namespace
+
+void record(const Tensor& out, const char* name, std::initializer_list<Input> inputs, Formula formula) {
+    record_node(out, name, inputs, std::move(formula));
+}
+
+void record(const Tensor& out, const char* name, const std::vector<const Tensor*>& inputs, Formula formula) {
+    record_node(out, name, inputs, std::move(formula));
 }
 
 void record_view(const Tensor& out, const Tensor& base, const char* name, Formula formula) {

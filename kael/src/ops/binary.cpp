@@ -107,17 +107,18 @@ void record_binary(const Tensor& out, const Tensor& a, const Tensor& b, const ch
 // operand's shape.
 void record_sum_like(const Tensor& out, const Tensor& a, const Tensor& b, const char* name, double b_scale) {
     if (autograd::should_record(a, b)) {
-        autograd::record(out, name, {a, b},
-                         [a_shape = a.shape(), b_shape = b.shape(), b_scale](const Tensor& grad, autograd::Node& node) {
-                             autograd::Grads grads(2);
-                             if (node.needs_input_grad(0)) {
-                                 grads[0] = autograd::sum_to(grad, a_shape);
-                             }
-                             if (node.needs_input_grad(1)) {
-                                 grads[1] = autograd::sum_to(b_scale == 1 ? grad : grad * b_scale, b_shape);
-                             }
-                             return grads;
-                         });
+        // The operands' shapes are in the node's input metadata already: capturing only
+        // the scale keeps the closure small enough for std::function to hold it inline.
+        autograd::record(out, name, {a, b}, [b_scale](const Tensor& grad, autograd::Node& node) {
+            autograd::Grads grads(2);
+            if (node.needs_input_grad(0)) {
+                grads[0] = autograd::sum_to(grad, node.input_meta()[0].shape);
+            }
+            if (node.needs_input_grad(1)) {
+                grads[1] = autograd::sum_to(b_scale == 1 ? grad : grad * b_scale, node.input_meta()[1].shape);
+            }
+            return grads;
+        });
     }
 }
 

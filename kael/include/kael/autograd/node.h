@@ -73,6 +73,11 @@ public:
         return index < next_edges_.size() && next_edges_[index].is_valid();
     }
 
+    /// Makes room for `count` inputs, so that recording allocates once.
+    void reserve_inputs(std::size_t count) {
+        next_edges_.reserve(count);
+        input_meta_.reserve(count);
+    }
     /// Adds the edge and metadata of the next forward input; called while recording.
     void add_input(Edge edge, InputMeta meta);
     /// Adds a hook run on this node's incoming gradient before the formula sees it; this is
