@@ -133,6 +133,16 @@ TEST(GradcheckUnary, StepFunctionsHaveZeroGradient) {
     }
 }
 
+TEST(GradcheckUnary, GeluRefusesAThirdDerivative) {
+    Tensor x = kael::from_vector<double>({0.3, -1.2});
+    x.requires_grad_();
+    const Tensor first = *kael::autograd::grad({kael::gelu(x).sum()}, {x}, {}, std::nullopt, true)[0];
+    const Tensor second = *kael::autograd::grad({first.sum()}, {x}, {}, std::nullopt, false)[0];  // fine
+    EXPECT_EQ(second.numel(), 2);
+    const Tensor again = *kael::autograd::grad({kael::gelu(x).sum()}, {x}, {}, std::nullopt, true)[0];
+    EXPECT_THROW((void)kael::autograd::grad({again.sum()}, {x}, {}, std::nullopt, /*create_graph=*/true), kael::Error);
+}
+
 TEST(GradcheckUnary, SubgradientsAtTheKinks) {
     // PyTorch: abs'(0) = 0, relu'(0) = 0, clamp passes the gradient at the bounds themselves.
     Tensor x = kael::from_vector<double>({0.0, -1.0, 0.5, 1.0});

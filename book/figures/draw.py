@@ -26,6 +26,14 @@ Where the numbers come from:
   `zeros`, checked against the innermost stride of the printed loop.
 - benchmarks.svg: the table of benchmarks/RESULTS.md, which
   benchmarks/compare_with_libtorch.py writes from a measured run.
+- autograd_graph.svg: the nodes that `loss = (x * w).sum() + x.exp().mean()` records, from
+  the section "graph" of book/examples/ch06_graph.cpp: one line per node with its name, the
+  leaf an AccumulateGrad node writes into, how many edges lead into it and where its own
+  edges lead. The nodes are drawn in layers, each node one layer below the lowest node with
+  an edge into it, so every arrow points down, from the loss to the leaves; the number in
+  each node's corner is its place in the order the engine ran the nodes, from the section
+  "order" of the same program. The printed edge counts are checked against the edges, and
+  the run order against the dependencies (no node before a node with an edge into it).
 
 A section or a line that is missing or does not parse stops the script with an error that
 names it: a figure is never drawn from stale or invented numbers.
@@ -41,7 +49,7 @@ import matplotlib
 
 matplotlib.use("svg")
 import matplotlib.pyplot as plt  # noqa: E402
-from matplotlib.patches import FancyArrowPatch, Rectangle  # noqa: E402
+from matplotlib.patches import FancyArrowPatch, FancyBboxPatch, Rectangle  # noqa: E402
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 
@@ -414,6 +422,156 @@ def draw_benchmarks(target: pathlib.Path) -> str:
 
 
 # ---------------------------------------------------------------------------------------
+# autograd_graph.svg: the graph of one loss, from the loss down to the leaves
+
+
+GRAPH_LINE = re.compile(r"node (\d+) (\w+)(?: (\w+))? created (\d+) inputs (\d+) next((?: (?:\d+|-))*)")
+
+
+def parse_graph(lines: list[str], where: str) -> tuple[str, dict[int, dict]]:
+    """The expression and the nodes of the section "graph": id -> name, leaf, inputs, next."""
+    nodes: dict[int, dict] = {}
+    expression = None
+    for line in lines:
+        if not line.strip():
+            continue
+        found = GRAPH_LINE.fullmatch(line)
+        if found:
+            nodes[int(found.group(1))] = {
+                "name": found.group(2), "leaf": found.group(3), "created": int(found.group(4)),
+                "inputs": int(found.group(5)),
+                "next": [None if n == "-" else int(n) for n in found.group(6).split()]}
+        elif expression is None and not nodes:
+            expression = line.strip()
+        else:
+            raise FigureError(f"{where}: cannot read the line {line!r}")
+    if not nodes or expression is None:
+        raise FigureError(f"{where}: no expression and nodes printed")
+    if 0 not in nodes:
+        raise FigureError(f"{where}: no node 0 (the loss's grad_fn)")
+    for number, node in nodes.items():
+        for target in node["next"]:
+            if target is not None and target not in nodes:
+                raise FigureError(f"{where}: node {number} has an edge to node {target}, which was not printed")
+        if node["name"] == "AccumulateGrad" and (node["next"] or not node["leaf"]):
+            raise FigureError(f"{where}: AccumulateGrad node {number} must name its leaf and have no edges")
+    for number, node in nodes.items():
+        counted = sum(t == number for other in nodes.values() for t in other["next"])
+        if counted != node["inputs"]:
+            raise FigureError(f"{where}: node {number} says {node['inputs']} edges lead into it, "
+                              f"the printed edges give {counted}")
+    return expression, nodes
+
+
+def parse_order(lines: list[str], nodes: dict[int, dict], where: str) -> dict[int, int]:
+    """node id -> its place (1, 2, ...) in the order the engine ran the nodes."""
+    order: dict[int, int] = {}
+    for line in lines:
+        found = re.match(r"(\d+)\. node (\d+) (\w+)", line)
+        if not found:
+            if line.strip():
+                raise FigureError(f"{where}: cannot read the line {line!r}")
+            continue
+        number = int(found.group(2))
+        if number not in nodes or nodes[number]["name"] != found.group(3):
+            raise FigureError(f"{where}: the order names node {number} {found.group(3)}, which the graph lacks")
+        if number in order:
+            raise FigureError(f"{where}: node {number} ran twice")
+        order[number] = int(found.group(1))
+    if set(order) != set(nodes):
+        raise FigureError(f"{where}: the order has {len(order)} nodes, the graph {len(nodes)}")
+    for number, node in nodes.items():
+        for target in node["next"]:
+            if target is not None and order[target] < order[number]:
+                raise FigureError(f"{where}: node {target} ran before node {number}, which sends it a gradient")
+    return order
+
+
+def graph_layers(nodes: dict[int, dict]) -> list[list[int]]:
+    """Layer 0 holds the loss's node; every other node sits one layer below the lowest node
+    with an edge into it. Within a layer, nodes are ordered by the mean position of the
+    nodes above that point at them (fewer crossings), then by id."""
+    depth = {0: 0}
+    changed = True
+    rounds = 0
+    while changed:
+        changed = False
+        rounds += 1
+        if rounds > len(nodes) + 1:
+            raise FigureError("ch06_graph: the printed graph has a cycle")
+        for number in sorted(depth):
+            for target in nodes[number]["next"]:
+                if target is not None and depth.get(target, -1) < depth[number] + 1:
+                    depth[target] = depth[number] + 1
+                    changed = True
+    if set(depth) != set(nodes):
+        raise FigureError("ch06_graph: some printed nodes cannot be reached from node 0")
+    layers: list[list[int]] = [[] for _ in range(max(depth.values()) + 1)]
+    for number in sorted(nodes):
+        layers[depth[number]].append(number)
+    for i in range(1, len(layers)):
+        position = {n: k for k, n in enumerate(layers[i - 1])}
+
+        def centre(number: int) -> float:
+            parents = [position[p] for p in layers[i - 1] if number in nodes[p]["next"]]
+            return sum(parents) / len(parents) if parents else float(len(position))
+
+        layers[i].sort(key=lambda n: (centre(n), n))
+    return layers
+
+
+def draw_autograd_graph(outputs: pathlib.Path, target: pathlib.Path) -> str:
+    where = "ch06_graph, section graph"
+    expression, nodes = parse_graph(section(outputs, "ch06_graph", "graph"), where)
+    order = parse_order(section(outputs, "ch06_graph", "order"), nodes, "ch06_graph, section order")
+    layers = graph_layers(nodes)
+    width, height, dx, dy = 2.7, 0.8, 3.3, 1.75
+    widest = max(len(layer) for layer in layers)
+    place = {}
+    for i, layer in enumerate(layers):
+        start = (widest - len(layer)) * dx / 2
+        for k, number in enumerate(layer):
+            place[number] = (start + k * dx, -i * dy)
+
+    fig, ax = plt.subplots(figsize=(1.9 + 2.3 * widest, 1.2 + 1.25 * len(layers)))
+    ax.text(-0.2, 1.25, expression, fontsize=10, fontweight="bold", color=INDIGO, va="bottom")
+    for number, node in nodes.items():
+        x, y = place[number]
+        leaf = node["name"] == "AccumulateGrad"
+        ax.add_patch(FancyBboxPatch((x, y), width, height, boxstyle="round,pad=0.02,rounding_size=0.12",
+                                    facecolor=ROW_COLOURS[1] if leaf else LIGHT,
+                                    edgecolor=ORANGE if leaf else INDIGO, linewidth=1.2))
+        label = f"{node['name']}\ninto {node['leaf']}.grad()" if leaf else node["name"]
+        ax.text(x + width / 2, y + height / 2, label, ha="center", va="center", fontsize=9)
+        ax.text(x + width - 0.08, y + height + 0.06, f"{node['inputs']} in" if number else "root",
+                ha="right", va="bottom", fontsize=7, color=GREY)
+        ax.add_patch(plt.Circle((x, y + height), 0.17, facecolor=INDIGO, edgecolor="white", zorder=3))
+        ax.text(x, y + height, str(order[number]), ha="center", va="center", fontsize=7, color="white",
+                zorder=4)
+        outside = sum(t is None for t in node["next"])
+        if outside:
+            ax.text(x + width / 2, y - 0.12, f"+{outside} input{'s' if outside > 1 else ''} outside the graph",
+                    ha="center", va="top", fontsize=7, color=GREY)
+        for to in node["next"]:
+            if to is None:
+                continue
+            tx, ty = place[to]
+            ax.add_patch(FancyArrowPatch((x + width / 2, y), (tx + width / 2, ty + height), arrowstyle="-|>",
+                                         mutation_scale=10, color=ORANGE if nodes[to]["name"] == "AccumulateGrad"
+                                         else INDIGO, linewidth=1.1, shrinkA=2, shrinkB=2))
+    bottom = -(len(layers) - 1) * dy
+    ax.text(-0.2, bottom - 0.45, "arrows: where each node sends gradients (its next_edges)\n"
+            "numbers: the order in which backward() ran the nodes\n"
+            "\"n in\": the edges into a node, which the engine counts before it starts",
+            fontsize=7, color=GREY, va="top")
+    ax.set_xlim(-0.4, (widest - 1) * dx + width + 0.4)
+    ax.set_ylim(bottom - 1.3, 1.8)
+    ax.set_aspect("equal")
+    ax.axis("off")
+    return finish(fig, target, "autograd_graph.svg")
+
+
+# ---------------------------------------------------------------------------------------
 
 
 def main(argv: list[str]) -> int:
@@ -424,7 +582,8 @@ def main(argv: list[str]) -> int:
     target.mkdir(parents=True, exist_ok=True)
     try:
         drawn = [draw_strides(outputs, target), draw_broadcast(outputs, target),
-                 draw_coalescing(outputs, target), draw_benchmarks(target)]
+                 draw_coalescing(outputs, target), draw_benchmarks(target),
+                 draw_autograd_graph(outputs, target)]
     except FigureError as error:
         print(f"figures: {error}", file=sys.stderr)
         return 1

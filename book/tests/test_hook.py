@@ -152,10 +152,12 @@ def test_region_is_the_lines_between_its_markers():
 # ---- the real sources ------------------------------------------------------------------
 
 def test_resolved_snippet_equals_the_source_text():
-    """A snippet from the real source is exactly the lines of the file it claims to be."""
+    """A snippet from the real source is exactly the lines of the file it claims to be: the
+    file as the stage has it (stage markers removed), which is what a tag holds."""
     path = "kael/src/tensor_impl.cpp"
-    snippet = kael_source.extract_symbol(path, kael_source.read_source(ROOT, path), "TensorImpl::validate")
-    lines = (ROOT / path).read_text().split("\n")
+    rendered = kael_source.read_source(ROOT, path)
+    snippet = kael_source.extract_symbol(path, rendered, "TensorImpl::validate")
+    lines = rendered.split("\n")
     original = "\n".join(lines[snippet.first_line - 1:snippet.first_line - 1 + snippet.text.count("\n") + 1])
     assert snippet.text == original
     assert snippet.text.startswith("void TensorImpl::validate() const {")

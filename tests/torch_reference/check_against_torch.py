@@ -27,6 +27,7 @@ class Case:
         self.op, self.inputs, self.params, self.reference = op, inputs, params or {}, reference
 
 
+#> stage 7
 class GradCase(Case):
     """A case whose gradients are compared too: every floating point input is a leaf (after
     its view recipe, if any) and both sides differentiate sum(result * weights)."""
@@ -34,6 +35,7 @@ class GradCase(Case):
     def __init__(self, op, inputs, params, reference, views):
         super().__init__(op, inputs, {**params, "grad": "1"}, reference)
         self.views = views
+#< stage 7
 
 
 def tensor(shape, dtype="float32", low=-3.0, high=3.0):
@@ -340,7 +342,9 @@ def edge_cases():
     out.extend(in_place_cases())
     out.extend(layout_cases())
     out.extend(factory_cases())
+#> stage 7
     out.extend(grad_cases())
+#< stage 7
     # Conversions of out-of-range and special floats.
     out.append(Case("to", [np.array([nan, inf, -inf, 1e30, -0.0, 2.0])], {"dtype": "bool"}, lambda a: a.to(torch.bool)))
     out.append(Case("to", [np.array([3.4e39, -1e40, 1e-46])], {"dtype": "float32"}, lambda a: a.to(torch.float32)))
@@ -581,6 +585,7 @@ def factory_cases():
     return out
 
 
+#> stage 7
 def grad_cases():
     """Gradients of every differentiable operation against torch.autograd: random shapes,
     dtypes and memory layouts, ties and zeros where PyTorch picks a subgradient, and the
@@ -791,6 +796,7 @@ def grad_cases():
                    ("modified_saved_output", modified_saved_output), ("non_scalar_backward", non_scalar_backward)):
         out.append(Case(op, [tensor((3,), "float64")], {}, fn))
     return out
+#< stage 7
 
 
 def write_tensor(path, array):
@@ -833,6 +839,7 @@ def same_values(got, got_dtype, expected, where, tolerances):
     return ok
 
 
+#> stage 7
 def gradient_tolerance(dtype):
     return (1e-4, 1e-5) if dtype == "float32" else (1e-9, 1e-10)
 
@@ -867,6 +874,7 @@ def same_gradients(case, index, inputs, result, scratch, where):
         got, got_dtype = read_tensor(scratch / f"c{index}.g{i}.bin")
         ok = same_values(got, got_dtype, want, f"{where} gradient of input {i}", gradient_tolerance) and ok
     return ok
+#< stage 7
 
 
 def main():
@@ -888,16 +896,19 @@ def main():
         subprocess.run([str(driver), str(scratch / "cases.txt"), str(scratch)], check=True)
         mismatches = 0
         compared = 0
+#> stage 7
         gradients = 0
+#< stage 7
         for index, case in enumerate(all_cases):
+            inputs = [t(np.asarray(a)) for a in case.inputs]
+#> stage 7
             if isinstance(case, GradCase):
                 # Leaves after the views, as the driver makes them.
                 inputs = [apply_recipe(t(np.asarray(a)), view) for a, view in zip(case.inputs, case.views)]
                 for x in inputs:
                     if x.dtype.is_floating_point:
                         x.requires_grad_()
-            else:
-                inputs = [t(np.asarray(a)) for a in case.inputs]
+#< stage 7
             try:
                 expected = case.reference(*inputs)
                 torch_error = None if expected is not None else "skip"
@@ -921,11 +932,18 @@ def main():
             if not same_values(got, got_dtype, expected, where, tolerance):
                 mismatches += 1
                 continue
+#> stage 7
             if isinstance(case, GradCase):
                 gradients += 1
                 mismatches += 0 if same_gradients(case, index, inputs, expected, scratch, where) else 1
+#< stage 7
+#> until 7
+#|         print(f"check_against_torch: {compared} cases compared with PyTorch {torch.__version__}, {mismatches} mismatches")
+#< until 7
+#> stage 7
         print(f"check_against_torch: {compared} cases compared with PyTorch {torch.__version__} ({gradients} of them "
               f"with gradients), {mismatches} mismatches")
+#< stage 7
         return 1 if mismatches else 0
 
 

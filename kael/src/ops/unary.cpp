@@ -67,6 +67,11 @@ Tensor gelu_backward(const Tensor& grad, const Tensor& x, bool tanh_form) {
         autograd::record(out, "GeluBackwardBackward", {grad, x},
                          [g = autograd::SavedTensor(grad), saved_x = autograd::SavedTensor(x), tanh_form](
                              const Tensor& grad_grad, autograd::Node& node) {
+                             // gelu'' comes from a kernel that records nothing, so a third
+                             // derivative would silently miss a term: refuse it instead.
+                             KAEL_CHECK(!autograd::is_grad_enabled(),
+                                        "gelu can be differentiated twice, not three times: the second "
+                                        "backward pass must not use create_graph");
                              const Tensor input = saved_x.unpack(node);
                              return autograd::Grads{grad_grad * gelu_derivative(input, tanh_form, false),
                                                     grad_grad * g.unpack(node) * gelu_derivative(input, tanh_form, true)};
