@@ -5,6 +5,7 @@
 #include <cmath>
 #include <memory>
 #include <thread>
+#include <utility>
 
 #include "helpers.h"
 #include "kael/autograd.h"
@@ -19,11 +20,7 @@ using kael::from_vector;
 using kael::testing::message_of;
 using kael::testing::values;
 
-Tensor leaf(std::vector<double> data) {
-    Tensor t = from_vector(data);
-    t.requires_grad_();
-    return t;
-}
+Tensor leaf(std::vector<double> data) { return kael::testing::grad_leaf(std::move(data)); }
 
 TEST(AutogradEngine, SumOfProductGivesTheOtherFactor) {
     Tensor x = leaf({1, 2, 3});

@@ -4,6 +4,7 @@
 
 #include <cmath>
 #include <thread>
+#include <utility>
 
 #include "helpers.h"
 #include "kael/autograd.h"
@@ -18,11 +19,7 @@ using kael::from_vector;
 using kael::testing::message_of;
 using kael::testing::values;
 
-Tensor leaf(std::vector<double> data) {
-    Tensor t = from_vector(data);
-    t.requires_grad_();
-    return t;
-}
+Tensor leaf(std::vector<double> data) { return kael::testing::grad_leaf(std::move(data)); }
 
 bool contains(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
 
