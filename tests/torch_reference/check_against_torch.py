@@ -345,6 +345,9 @@ def edge_cases():
 #> stage 7
     out.extend(grad_cases())
 #< stage 7
+#> stage 8
+    out.extend(optimizer_cases())
+#< stage 8
     # Conversions of out-of-range and special floats.
     out.append(Case("to", [np.array([nan, inf, -inf, 1e30, -0.0, 2.0])], {"dtype": "bool"}, lambda a: a.to(torch.bool)))
     out.append(Case("to", [np.array([3.4e39, -1e40, 1e-46])], {"dtype": "float32"}, lambda a: a.to(torch.float32)))
@@ -799,6 +802,60 @@ def grad_cases():
 #< stage 7
 
 
+#> stage 8
+def optimizer_cases():
+    """Trajectories of SGD, Adam and AdamW against torch.optim: the same start, the same
+    gradients at every step, every hyperparameter the constructors take."""
+    out = []
+
+    def reference(name, options):
+        def run(x, grads):
+            p = x.clone().requires_grad_()
+            opt = {"sgd": torch.optim.SGD, "adam": torch.optim.Adam, "adamw": torch.optim.AdamW}[name]([p], **options)
+            trajectory = []
+            for g in grads:
+                p.grad = g.clone()
+                opt.step()
+                trajectory.append(p.detach().clone())
+            return torch.stack(trajectory)
+        return run
+
+    configurations = [
+        ("sgd", {"lr": 0.1}),
+        ("sgd", {"lr": 0.05, "momentum": 0.9}),
+        ("sgd", {"lr": 0.05, "momentum": 0.9, "dampening": 0.3, "weight_decay": 0.01}),
+        ("sgd", {"lr": 0.05, "momentum": 0.8, "nesterov": True, "weight_decay": 0.1}),
+        ("adam", {"lr": 0.01}),
+        ("adam", {"lr": 0.02, "betas": (0.8, 0.95), "eps": 1e-6, "weight_decay": 0.05}),
+        ("adam", {"lr": 0.01, "amsgrad": True}),
+        ("adamw", {"lr": 0.01}),
+        ("adamw", {"lr": 0.03, "betas": (0.5, 0.9), "weight_decay": 0.2, "amsgrad": True}),
+    ]
+    for name, options in configurations:
+        params = {"optimizer": name}
+        for key, value in options.items():
+            if key == "betas":
+                params["beta1"], params["beta2"] = str(value[0]), str(value[1])
+            else:
+                params[key] = str(int(value)) if isinstance(value, bool) else str(value)
+        for dtype in ("float32", "float64"):
+            start = tensor((3, 4), dtype)
+            grads = tensor((6, 3, 4), dtype)
+            out.append(Case("optimize", [start, grads], params, reference(name, options)))
+    # Refusals on both sides: a negative learning rate, Nesterov without momentum, beta of 1.
+    for name, options in (("sgd", {"lr": -0.1}), ("sgd", {"lr": 0.1, "nesterov": True}),
+                          ("adam", {"lr": 0.1, "betas": (1.0, 0.999)}), ("adamw", {"lr": 0.1, "eps": -1.0})):
+        params = {"optimizer": name}
+        for key, value in options.items():
+            if key == "betas":
+                params["beta1"], params["beta2"] = str(value[0]), str(value[1])
+            else:
+                params[key] = str(int(value)) if isinstance(value, bool) else str(value)
+        out.append(Case("optimize", [tensor((2,), "float64"), tensor((1, 2), "float64")], params, reference(name, options)))
+    return out
+
+
+#< stage 8
 def write_tensor(path, array):
     array = np.ascontiguousarray(array)
     name = {np.dtype(np.float32): "float32", np.dtype(np.float64): "float64", np.dtype(np.int64): "int64",

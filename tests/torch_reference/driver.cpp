@@ -10,12 +10,19 @@
 #include <functional>
 #include <iostream>
 #include <map>
+//> stage 8
+#include <memory>
+//< stage 8
 #include <sstream>
 #include <stdexcept>
 #include <string>
 #include <vector>
 
 #include "kael/kael.h"
+//> stage 8
+#include "kael/optim/adam.h"
+#include "kael/optim/sgd.h"
+//< stage 8
 
 namespace {
 
@@ -312,6 +319,38 @@ std::map<std::string, Op> operations() {
     ops["gelu_tanh"] = [](const auto& in, const auto&) { return kael::gelu(in[0], "tanh"); };
     ops["stack_dim"] = [](const auto& in, const auto& p) { return kael::stack(in, integer(p, "dim", 0)); };
 //< stage 7
+//> stage 8
+    // "optimize": in[0] is the starting parameter, in[1] one gradient per step stacked along
+    // dimension 0; the result stacks the parameter after each step.
+    ops["optimize"] = [](const auto& in, const auto& p) {
+        Tensor param = in[0].clone();
+        param.requires_grad_();
+        const std::string name = p.at("optimizer");
+        std::unique_ptr<kael::optim::Optimizer> optimizer;
+        if (name == "sgd") {
+            optimizer = std::make_unique<kael::optim::Sgd>(std::vector<Tensor>{param}, kael::optim::SgdOptions{
+                number(p, "lr", 1e-3), number(p, "momentum", 0), number(p, "dampening", 0),
+                number(p, "weight_decay", 0), integer(p, "nesterov", 0) != 0});
+        } else {
+            const kael::optim::AdamOptions options{number(p, "lr", 1e-3), number(p, "beta1", 0.9),
+                                                   number(p, "beta2", 0.999), number(p, "eps", 1e-8),
+                                                   number(p, "weight_decay", name == "adamw" ? 1e-2 : 0),
+                                                   integer(p, "amsgrad", 0) != 0};
+            if (name == "adamw") {
+                optimizer = std::make_unique<kael::optim::AdamW>(std::vector<Tensor>{param}, options);
+            } else {
+                optimizer = std::make_unique<kael::optim::Adam>(std::vector<Tensor>{param}, options);
+            }
+        }
+        std::vector<Tensor> trajectory;
+        for (std::int64_t step = 0; step < in[1].size(0); ++step) {
+            param.set_grad(in[1].select(0, step).contiguous());
+            optimizer->step();
+            trajectory.push_back(param.detach().clone());
+        }
+        return kael::stack(trajectory);
+    };
+//< stage 8
     // Factories take no inputs.
     ops["arange"] = [](const auto&, const auto& p) {
         return kael::arange(number(p, "start", 0), number(p, "end", 0), number(p, "step", 1), parse_dtype(p.at("dtype")));
