@@ -51,8 +51,11 @@ def main() -> None:
         if not headers:
             continue
         chapter = pathlib.PurePosixPath(stage.page).with_suffix(".html")
-        out += [f"# Stage {stage.number}: {stage.title} {{#stage-{stage.number}}}", "",
-                f"Introduced in [chapter {stage.chapter:02d}, {stage.title}](../{chapter}).", "",
+        # A stage still being built has headers on main but no chapter page to link to yet.
+        introduced = (f"Introduced in [chapter {stage.chapter:02d}, {stage.title}](../{chapter})." if stage.ready
+                      else f"Introduced in chapter {stage.chapter:02d}, {stage.title}, which is still being "
+                           "written: the stage is not complete yet.")
+        out += [f"# Stage {stage.number}: {stage.title} {{#stage-{stage.number}}}", "", introduced, "",
                 "| header | what it declares |", "|---|---|"]
         for path in headers:
             name = path.removeprefix("kael/include/")
