@@ -36,7 +36,8 @@ Tensor Tensor::as_strided(const Shape& shape, const Strides& strides, std::int64
 //> stage 7
     Tensor out = Tensor::from_impl(std::move(view));
     if (autograd::should_record(*this)) {
-        // The views below replace this node with one that knows which view they made.
+        // A direct call records the general node; the named views below call this funnel
+        // with recording off and record a node that knows which view they made.
         autograd::record_view(out, *this, "AsStridedBackward",
                               [base_shape = this->shape(), base_strides = this->strides(), base_offset = this->offset(),
                                shape, strides, offset](const Tensor& grad, autograd::Node&) {
@@ -138,8 +139,8 @@ Tensor Tensor::view(const Shape& shape) const {
 //|     return as_strided(target, *strides, offset());
 //< until 7
 //> stage 7
-    return autograd::with_view_backward(as_strided(target, *strides, offset()), *this, "ViewBackward",
-                                        [in = this->shape()](const Tensor& grad) { return grad.reshape(in); });
+    return autograd::with_view_backward(*this, [&] { return as_strided(target, *strides, offset()); }, "ViewBackward",
+                                        [](const Tensor& grad, const Shape& in) { return grad.reshape(in); });
 //< stage 7
 }
 
@@ -150,8 +151,8 @@ Tensor Tensor::reshape(const Shape& shape) const {
 //|         return as_strided(target, *strides, offset());
 //< until 7
 //> stage 7
-        return autograd::with_view_backward(as_strided(target, *strides, offset()), *this, "ViewBackward",
-                                            [in = this->shape()](const Tensor& grad) { return grad.reshape(in); });
+        return autograd::with_view_backward(*this, [&] { return as_strided(target, *strides, offset()); }, "ViewBackward",
+                                            [](const Tensor& grad, const Shape& in) { return grad.reshape(in); });
 //< stage 7
     }
     return clone().view(target);
@@ -167,8 +168,8 @@ Tensor Tensor::transpose(std::int64_t dim0, std::int64_t dim1) const {
 //|         return as_strided(shape(), strides(), offset());
 //< until 7
 //> stage 7
-        return autograd::with_view_backward(as_strided(shape(), strides(), offset()), *this, "TransposeBackward",
-                                            [](const Tensor& grad) { return grad; });
+        return autograd::with_view_backward(*this, [&] { return as_strided(shape(), strides(), offset()); }, "TransposeBackward",
+                                            [](const Tensor& grad, const Shape&) { return grad; });
 //< stage 7
     }
     const std::size_t a = dim_position(dim0, dim());
@@ -181,8 +182,8 @@ Tensor Tensor::transpose(std::int64_t dim0, std::int64_t dim1) const {
 //|     return as_strided(shape, strides, offset());
 //< until 7
 //> stage 7
-    return autograd::with_view_backward(as_strided(shape, strides, offset()), *this, "TransposeBackward",
-                                        [dim0, dim1](const Tensor& grad) { return grad.transpose(dim0, dim1); });
+    return autograd::with_view_backward(*this, [&] { return as_strided(shape, strides, offset()); }, "TransposeBackward",
+                                        [dim0, dim1](const Tensor& grad, const Shape&) { return grad.transpose(dim0, dim1); });
 //< stage 7
 }
 
@@ -221,8 +222,8 @@ Tensor Tensor::permute(const std::vector<std::int64_t>& dims) const {
     for (std::size_t i = 0; i < dims.size(); ++i) {
         inverse[dim_position(dims[i], dim())] = static_cast<std::int64_t>(i);
     }
-    return autograd::with_view_backward(as_strided(shape, strides, offset()), *this, "PermuteBackward",
-                                        [inverse](const Tensor& grad) { return grad.permute(inverse); });
+    return autograd::with_view_backward(*this, [&] { return as_strided(shape, strides, offset()); }, "PermuteBackward",
+                                        [inverse](const Tensor& grad, const Shape&) { return grad.permute(inverse); });
 //< stage 7
 }
 
@@ -251,7 +252,7 @@ Tensor Tensor::slice(std::int64_t dim, std::optional<std::int64_t> start,
 //< until 7
 //> stage 7
     return autograd::with_view_backward(
-        as_strided(shape, strides, offset), *this, "SliceBackward", [in = this->shape(), d, first, last, step](const Tensor& grad) {
+        *this, [&] { return as_strided(shape, strides, offset); }, "SliceBackward", [d, first, last, step](const Tensor& grad, const Shape& in) {
             const auto d_ = static_cast<std::int64_t>(d);
             return autograd::embed(grad, in, [=](const Tensor& t) { return t.slice(d_, first, last, step); },
                                    "SliceBackwardBackward");
@@ -277,7 +278,7 @@ Tensor Tensor::select(std::int64_t dim, std::int64_t index) const {
 //< until 7
 //> stage 7
     return autograd::with_view_backward(
-        as_strided(shape, strides, offset), *this, "SelectBackward", [in = this->shape(), d, wrapped](const Tensor& grad) {
+        *this, [&] { return as_strided(shape, strides, offset); }, "SelectBackward", [d, wrapped](const Tensor& grad, const Shape& in) {
             const auto d_ = static_cast<std::int64_t>(d);
             return autograd::embed(grad, in, [=](const Tensor& t) { return t.select(d_, wrapped); },
                                    "SelectBackwardBackward");
@@ -339,8 +340,8 @@ Tensor Tensor::expand(const Shape& shape) const {
 //|     return as_strided(sizes, strides, offset());
 //< until 7
 //> stage 7
-    return autograd::with_view_backward(as_strided(sizes, strides, offset()), *this, "ExpandBackward",
-                                        [in = this->shape()](const Tensor& grad) { return autograd::sum_to(grad, in); });
+    return autograd::with_view_backward(*this, [&] { return as_strided(sizes, strides, offset()); }, "ExpandBackward",
+                                        [](const Tensor& grad, const Shape& in) { return autograd::sum_to(grad, in); });
 //< stage 7
 }
 
@@ -359,8 +360,8 @@ Tensor Tensor::squeeze() const {
 //|     return as_strided(shape, strides, offset());
 //< until 7
 //> stage 7
-    return autograd::with_view_backward(as_strided(shape, strides, offset()), *this, "SqueezeBackward",
-                                        [in = this->shape()](const Tensor& grad) { return grad.reshape(in); });
+    return autograd::with_view_backward(*this, [&] { return as_strided(shape, strides, offset()); }, "SqueezeBackward",
+                                        [](const Tensor& grad, const Shape& in) { return grad.reshape(in); });
 //< stage 7
 }
 
@@ -376,8 +377,8 @@ Tensor Tensor::squeeze(std::int64_t dim) const {
 //|     return as_strided(shape, strides, offset());
 //< until 7
 //> stage 7
-    return autograd::with_view_backward(as_strided(shape, strides, offset()), *this, "SqueezeBackward",
-                                        [in = this->shape()](const Tensor& grad) { return grad.reshape(in); });
+    return autograd::with_view_backward(*this, [&] { return as_strided(shape, strides, offset()); }, "SqueezeBackward",
+                                        [](const Tensor& grad, const Shape& in) { return grad.reshape(in); });
 //< stage 7
 }
 
@@ -394,8 +395,8 @@ Tensor Tensor::unsqueeze(std::int64_t dim) const {
 //|     return as_strided(shape, strides, offset());
 //< until 7
 //> stage 7
-    return autograd::with_view_backward(as_strided(shape, strides, offset()), *this, "UnsqueezeBackward",
-                                        [in = this->shape()](const Tensor& grad) { return grad.reshape(in); });
+    return autograd::with_view_backward(*this, [&] { return as_strided(shape, strides, offset()); }, "UnsqueezeBackward",
+                                        [](const Tensor& grad, const Shape& in) { return grad.reshape(in); });
 //< stage 7
 }
 
@@ -439,8 +440,8 @@ Tensor Tensor::unflatten(std::int64_t dim, const Shape& sizes) const {
 //|     return as_strided(shape, strides, offset());
 //< until 7
 //> stage 7
-    return autograd::with_view_backward(as_strided(shape, strides, offset()), *this, "UnflattenBackward",
-                                        [in = this->shape()](const Tensor& grad) { return grad.reshape(in); });
+    return autograd::with_view_backward(*this, [&] { return as_strided(shape, strides, offset()); }, "UnflattenBackward",
+                                        [](const Tensor& grad, const Shape& in) { return grad.reshape(in); });
 //< stage 7
 }
 

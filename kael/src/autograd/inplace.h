@@ -25,7 +25,4 @@ namespace kael::autograd {
 // a leaf that requires grad, and for the view cases described above.
 Tensor& inplace_through_graph(Tensor& self, const char* op, const std::function<Tensor(const Tensor&)>& out_of_place);
 
-// Registers retain_grad's hook on the current grad_fn of `t` (after a rebase).
-void retain_grad_on_node(const Tensor& t);
-
 }  // namespace kael::autograd

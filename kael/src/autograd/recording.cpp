@@ -148,15 +148,14 @@ void record(const Tensor& out, const char* name, const std::vector<const Tensor*
 void record_view(const Tensor& out, const Tensor& base, const char* name, Formula formula) {
     record(out, name, {base}, std::move(formula));
     AutogradMeta* view = meta_of(out);
-    if (view == nullptr || view->view_base != nullptr) {
-        return;  // not recorded, or already registered by the view funnel
+    if (view == nullptr) {
+        return;  // record() found nothing to record
     }
+    // Views of views count against the first base: that is the tensor whose storage, and
+    // whose history, an in-place write would change. It requires grad, so it has a meta.
     const AutogradMeta* base_meta = meta_of(base);
     std::shared_ptr<TensorImpl> root =
-        base_meta != nullptr && base_meta->view_base != nullptr ? base_meta->view_base : ImplAccess::shared(base);
-    if (root->autograd == nullptr) {
-        return;
-    }
+        base_meta->view_base != nullptr ? base_meta->view_base : ImplAccess::shared(base);
     root->autograd->live_views.fetch_add(1, std::memory_order_relaxed);
     view->view_base = std::move(root);
 }

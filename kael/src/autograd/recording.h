@@ -141,6 +141,10 @@ void record_view(const Tensor& out, const Tensor& base, const char* name, Formul
 void record_to(const Tensor& out, const Tensor& source);
 void record_clone(const Tensor& out, const Tensor& source);
 
+// Registers retain_grad()'s hook on the current grad_fn of `t`: when the tensor asks for it
+// (tensor_autograd.cpp), and again when an in-place rebase gives it a new grad_fn (inplace.cpp).
+void retain_grad_on_node(const Tensor& t);
+
 // Where the gradient of `t` goes: its grad_fn, the AccumulateGrad node of a leaf that
 // requires grad (created on first use), or nowhere.
 [[nodiscard]] Edge gradient_edge(const Tensor& t);

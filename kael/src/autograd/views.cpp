@@ -31,15 +31,6 @@ Tensor storage_positions(const Tensor& t) {
 
 }  // namespace
 
-Tensor with_view_backward(Tensor out, const Tensor& base, const char* name, ViewFunction backward) {
-    if (should_record(base)) {
-        record_view(out, base, name, [backward = std::move(backward)](const Tensor& grad, Node&) {
-            return Grads{backward(grad)};
-        });
-    }
-    return out;
-}
-
 Tensor embed(const Tensor& grad, const Shape& shape, const ViewFunction& view_of, const char* name) {
     Tensor result = zeros(shape, grad.dtype());
     {

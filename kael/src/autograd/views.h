@@ -6,6 +6,7 @@
 // zeros of the input's shape with the gradient written where the view's elements sit.
 #include <functional>
 
+#include "autograd/recording.h"
 #include "kael/shape.h"
 #include "kael/tensor.h"
 
@@ -15,9 +16,25 @@ namespace kael::autograd {
 // same shape selects the same positions.
 using ViewFunction = std::function<Tensor(const Tensor&)>;
 
-// Returns `out`, recorded as a view of `base` whose backward formula is `backward(grad)`,
-// when `base` requires grad; returns it unchanged otherwise.
-[[nodiscard]] Tensor with_view_backward(Tensor out, const Tensor& base, const char* name, ViewFunction backward);
+// The view `make_view()` of `base`, recorded with the backward formula
+// `backward(grad, base's shape)` when `base` requires grad. The view is made with recording
+// off, so the funnel (as_strided) does not first record a generic node for this one to
+// replace; and the formula reads the input's shape from the node, so a view of a tensor
+// outside autograd builds no closure and copies no shape.
+template <typename MakeView, typename Backward>
+[[nodiscard]] Tensor with_view_backward(const Tensor& base, MakeView make_view, const char* name, Backward backward) {
+    if (!should_record(base)) {
+        return make_view();
+    }
+    const Tensor out = [&] {
+        const NoGradGuard no_grad;
+        return make_view();
+    }();
+    record_view(out, base, name, [backward](const Tensor& grad, Node& node) {
+        return Grads{backward(grad, node.input_meta()[0].shape)};
+    });
+    return out;
+}
 
 // Zeros of `shape`, with `grad` added at the positions that `view_of` selects (summed where
 // they repeat, as for an expanded view). Differentiable: its own gradient is view_of(gg).
