@@ -20,5 +20,9 @@ constexpr std::int64_t kMlpIn = 784;
 constexpr std::int64_t kMlpHidden = 256;
 constexpr std::int64_t kMlpOut = 10;
 //< stage 7
+//> stage 8
+constexpr std::int64_t kTrainHidden1 = 512;  // the Fashion-MNIST MLP of chapter 07: 784-512-256-10
+constexpr std::int64_t kTrainHidden2 = 256;
+//< stage 8
 
 }  // namespace workloads

@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <memory>
 #include <vector>
 
 #include "helpers.h"
@@ -12,6 +13,7 @@
 #include "kael/ops.h"
 #include "kael/optim/adam.h"
 #include "kael/optim/sgd.h"
+#include "kael/random.h"
 
 namespace {
 
@@ -101,6 +103,55 @@ TEST(OptimAdam, AmsgradKeepsTheLargestSecondMoment) {
     step_with(with, p, {0.1});  // v shrinks; AMSGrad divides by the old, larger one
     step_with(without, q, {0.1});
     EXPECT_LT(std::abs(p.item() - before_p), std::abs(q.item() - before_q));
+}
+
+// A contiguous CPU parameter takes the fused loop, a strided one the tensor operations: the
+// two must agree step for step, in float32 (where rounding differences would show) and in
+// every variant.
+TEST(OptimAdam, FusedLoopAndTensorOperationsAgree) {
+    for (const bool amsgrad : {false, true}) {
+        for (const bool decoupled : {false, true}) {
+            kael::manual_seed(7);
+            const Tensor start = kael::randn({4, 6});
+            Tensor fused = start.clone();
+            // The same values stored transposed: a leaf that is not contiguous.
+            Tensor strided = start.T().contiguous().T();
+            ASSERT_FALSE(strided.is_contiguous());
+            fused.requires_grad_();
+            strided.requires_grad_();
+            const kael::optim::AdamOptions options{.lr = 0.05, .weight_decay = 0.1, .amsgrad = amsgrad};
+            std::unique_ptr<kael::optim::Adam> a;
+            std::unique_ptr<kael::optim::Adam> b;
+            if (decoupled) {
+                a = std::make_unique<kael::optim::AdamW>(std::vector<Tensor>{fused}, options);
+                b = std::make_unique<kael::optim::AdamW>(std::vector<Tensor>{strided}, options);
+            } else {
+                a = std::make_unique<kael::optim::Adam>(std::vector<Tensor>{fused}, options);
+                b = std::make_unique<kael::optim::Adam>(std::vector<Tensor>{strided}, options);
+            }
+            for (int step = 0; step < 5; ++step) {
+                const Tensor g = kael::randn({4, 6}) * (step == 3 ? 0.01 : 1.0);  // v shrinks at step 3
+                fused.set_grad(g.clone());
+                strided.set_grad(g.clone());
+                a->step();
+                b->step();
+                const std::vector<float> x = values<float>(fused);
+                const std::vector<float> y = values<float>(strided);
+                for (std::size_t i = 0; i < x.size(); ++i) {
+                    ASSERT_NEAR(x[i], y[i], 2e-7 * (1 + std::abs(y[i])))
+                        << "amsgrad " << amsgrad << ", AdamW " << decoupled << ", step " << step << ", element " << i;
+                }
+            }
+        }
+    }
+}
+
+TEST(OptimAdam, FusedStepBumpsTheParameterVersion) {
+    Tensor p = grad_leaf({1.0, 2.0});
+    kael::optim::Adam adam({p}, {});
+    const Tensor saved_by_graph = p * p;  // saves p for its backward
+    step_with(adam, p, {0.1, 0.1});
+    EXPECT_THROW(saved_by_graph.sum().backward(), kael::Error);  // p changed after it was saved
 }
 
 TEST(Optim, ParametersWithoutGradientAreSkippedAndZeroGradClears) {

@@ -175,6 +175,30 @@ void BM_MlpForward(benchmark::State& state) {
 }
 BENCHMARK(BM_MlpForward)->Unit(benchmark::kMillisecond);
 //< stage 7
+//> stage 8
+
+// ---- training (chapter 07) ----------------------------------------------------------------
+
+// The whole step of examples/mnist_mlp.py on a random batch: zero_grad, forward, cross
+// entropy, backward, Adam.
+void BM_TrainStep(benchmark::State& state) {
+    torch::manual_seed(0);
+    torch::nn::Sequential model(torch::nn::Linear(workloads::kMlpIn, workloads::kTrainHidden1), torch::nn::ReLU(),
+                                torch::nn::Linear(workloads::kTrainHidden1, workloads::kTrainHidden2),
+                                torch::nn::ReLU(), torch::nn::Linear(workloads::kTrainHidden2, workloads::kMlpOut));
+    torch::optim::Adam adam(model->parameters(), torch::optim::AdamOptions(1e-3));
+    const auto x = torch::rand({workloads::kBatch, workloads::kMlpIn});
+    const auto y = torch::randint(0, workloads::kMlpOut, {workloads::kBatch});
+    for (auto _ : state) {
+        adam.zero_grad();
+        const auto loss = torch::nn::functional::cross_entropy(model->forward(x), y);
+        loss.backward();
+        adam.step();
+        benchmark::DoNotOptimize(loss.item<float>());
+    }
+}
+BENCHMARK(BM_TrainStep)->Unit(benchmark::kMillisecond);
+//< stage 8
 
 }  // namespace
 

@@ -7,6 +7,12 @@
 //> stage 7
 #include "kael/autograd.h"
 //< stage 7
+//> stage 8
+#include "kael/data.h"
+#include "kael/io/safetensors.h"
+#include "kael/nn.h"
+#include "kael/optim.h"
+//< stage 8
 #include "kael/checked_math.h"
 #include "kael/device.h"
 #include "kael/dtype.h"

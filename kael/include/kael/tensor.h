@@ -345,6 +345,18 @@ public:
     void backward(const std::optional<Tensor>& gradient = std::nullopt, bool retain_graph = false,
                   bool create_graph = false) const;
 //< stage 7
+//> stage 8
+
+    // ---- Moving in place (chapter 07) ------------------------------------------------------
+
+    /// Moves this tensor to `target` in place: the impl gets the converted storage, so every
+    /// handle to it (a module's member, an optimizer's list) sees the move, and a gradient
+    /// moves along. Views made earlier keep the old storage. kael::Error for a tensor
+    /// computed by a recorded operation (move its leaves instead) or a device kael lacks.
+    Tensor& move_to_(Device target);
+    /// Converts this tensor's elements to `target` in place, as move_to_(Device) moves them.
+    Tensor& move_to_(DType target);
+//< stage 8
 
 private:
     explicit Tensor(std::shared_ptr<TensorImpl> impl);

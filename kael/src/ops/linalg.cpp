@@ -107,6 +107,18 @@ void check_inner_sizes(const Tensor& a, const Tensor& b) {
 // matrix first (a row on the left, a column on the right) and the gradient gets the same
 // extra dimension, so one rule covers dot, matrix-vector and batched products:
 // d/dA (A B) = G B^T and d/dB (A B) = A^T G, each summed back over broadcast batch dimensions.
+// p q for a gradient that will land in `like`'s layout. When `like` is a stored transpose
+// (a layer's `weight.mT()`), the product is computed as (q^T p^T)^T, which has that same
+// transposed layout: the view backward of mT() then hands the weight a contiguous gradient,
+// which the leaf keeps instead of copying (PyTorch's matmul backward does the same).
+Tensor product_in_layout_of(const Tensor& p, const Tensor& q, const Tensor& like) {
+    const bool stored_transposed = like.dim() == 2 && !like.is_contiguous() && like.mT().is_contiguous();
+    if (stored_transposed && p.dim() == 2 && q.dim() == 2) {
+        return matmul(q.mT(), p.mT()).mT();
+    }
+    return matmul(p, q);
+}
+
 void record_matmul(const Tensor& out, const Tensor& a, const Tensor& b) {
     if (!autograd::should_record(a, b)) {
         return;
@@ -125,10 +137,12 @@ void record_matmul(const Tensor& out, const Tensor& a, const Tensor& b) {
                          }
                          autograd::Grads grads(2);
                          if (node.needs_input_grad(0)) {
-                             grads[0] = autograd::sum_to(matmul(g, right.mT()), left.shape()).reshape(x.shape());
+                             grads[0] = autograd::sum_to(product_in_layout_of(g, right.mT(), left), left.shape())
+                                            .reshape(x.shape());
                          }
                          if (node.needs_input_grad(1)) {
-                             grads[1] = autograd::sum_to(matmul(left.mT(), g), right.shape()).reshape(y.shape());
+                             grads[1] = autograd::sum_to(product_in_layout_of(left.mT(), g, right), right.shape())
+                                            .reshape(y.shape());
                          }
                          return grads;
                      });

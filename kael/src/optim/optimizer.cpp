@@ -18,6 +18,10 @@ Optimizer::Optimizer(std::vector<Tensor> parameters, double learning_rate)
                                     << " was computed from other tensors; optimize those, or detach() it)");
         KAEL_CHECK(is_floating_point(p.dtype()),
                    "optimizer parameters must be floating point, parameter " << i << " has dtype " << p.dtype());
+        // PyTorch accepts such a tensor and never updates it; refusing it finds the forgotten
+        // requires_grad_() on the first line instead of after an epoch of a frozen model.
+        KAEL_CHECK_VALUE(p.requires_grad(), "optimizer parameter " << i << " does not require grad, so it would "
+                                            "never get a gradient to step with; call requires_grad_() on it");
         // Keyed on the impl: two handles of one tensor are one parameter, updated once.
         KAEL_CHECK_VALUE(seen.insert(p.impl().get()).second, "parameter " << i << " appears twice in the list");
     }

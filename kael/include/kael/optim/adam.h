@@ -30,6 +30,9 @@ struct AdamOptions {
 /// `torch.optim.Adam`. Per parameter, at step t (counted from 1):
 /// m = beta1 m + (1 - beta1) g, v = beta2 v + (1 - beta2) g^2, and
 /// p -= lr / (1 - beta1^t) * m / (sqrt(v) / sqrt(1 - beta2^t) + eps).
+///
+/// A contiguous CPU parameter is updated in one fused pass over its four arrays; any other
+/// takes the same arithmetic as tensor operations.
 class Adam : public Optimizer {
 public:
     /// ValueError for a negative learning rate, epsilon or weight decay, or a beta outside [0, 1).

@@ -16,8 +16,8 @@ namespace kael::optim {
 /// grad() is empty are skipped, as in PyTorch.
 class Optimizer {
 public:
-    /// Takes the parameters and the learning rate. ValueError for a negative learning rate
-    /// or a parameter listed twice; kael::Error for a parameter that is not a leaf (its
+    /// Takes the parameters and the learning rate. ValueError for a negative learning rate,
+    /// a parameter that does not require grad, or a parameter listed twice; kael::Error for a parameter that is not a leaf (its
     /// values come from other tensors, so writing into it would be lost) or not floating point.
     Optimizer(std::vector<Tensor> parameters, double learning_rate);
     virtual ~Optimizer() = default;

@@ -1,0 +1,44 @@
+// The training workload of chapter 07 under Google Benchmark: one whole step of
+// examples/mnist_mlp.cpp (forward, cross entropy, backward, Adam) on a random batch. The
+// libtorch side, under the same name, is in benchmarks/libtorch/bench_libtorch.cpp.
+#include <benchmark/benchmark.h>
+
+#include <memory>
+
+#include "kael/kael.h"
+#include "workloads.h"
+
+namespace {
+
+void BM_TrainStep(benchmark::State& state) {
+    kael::manual_seed(0);
+    using kael::nn::Linear;
+    using kael::nn::ReLU;
+    kael::nn::Sequential model({std::make_shared<Linear>(workloads::kMlpIn, workloads::kTrainHidden1),
+                                std::make_shared<ReLU>(),
+                                std::make_shared<Linear>(workloads::kTrainHidden1, workloads::kTrainHidden2),
+                                std::make_shared<ReLU>(),
+                                std::make_shared<Linear>(workloads::kTrainHidden2, workloads::kMlpOut)});
+    kael::optim::Adam adam(model.parameters(), {.lr = 1e-3});
+    const kael::Tensor x = kael::rand({workloads::kBatch, workloads::kMlpIn});
+    const kael::Tensor y = kael::randint(0, workloads::kMlpOut, {workloads::kBatch});
+    for (auto _ : state) {
+        adam.zero_grad();
+        const kael::Tensor loss = kael::cross_entropy(model(x), y);
+        loss.backward();
+        adam.step();
+        benchmark::DoNotOptimize(loss.item());
+    }
+}
+BENCHMARK(BM_TrainStep)->Unit(benchmark::kMillisecond);
+
+// The same step with kael's own matrix kernel instead of the default backend.
+void BM_TrainStepOwnKernel(benchmark::State& state) {
+    const kael::MatmulBackend previous = kael::matmul_backend();
+    kael::set_matmul_backend(kael::MatmulBackend::Kael);
+    BM_TrainStep(state);
+    kael::set_matmul_backend(previous);
+}
+BENCHMARK(BM_TrainStepOwnKernel)->Unit(benchmark::kMillisecond);
+
+}  // namespace

@@ -1,0 +1,13 @@
+#pragma once
+/// \file
+/// \brief Everything of chapter 07 in one include: modules, layers, initialisers, clipping.
+
+#include "kael/nn/activation.h"
+#include "kael/nn/clip_grad.h"
+#include "kael/nn/container.h"
+#include "kael/nn/embedding.h"
+#include "kael/nn/init.h"
+#include "kael/nn/layer_norm.h"
+#include "kael/nn/linear.h"
+#include "kael/nn/module.h"
+#include "kael/nn/state_dict.h"

@@ -1,0 +1,71 @@
+// Tensor::move_to_: a tensor changes device or dtype without changing identity, which is
+// what lets nn::Module::to move a model under an optimizer that already holds its
+// parameters (ADR 0002).
+#include <optional>
+#include <utility>
+
+#include "kael/autograd/grad_mode.h"
+#include "kael/error.h"
+#include "kael/tensor.h"
+
+namespace kael {
+namespace {
+
+// `t` converted outside any graph: the tensor keeps its place in the graph as a leaf, and
+// only its bytes change.
+template <typename Target> Tensor converted(const Tensor& t, Target target) {
+    const autograd::NoGradGuard no_grad;
+    return t.detach().to(target).contiguous();
+}
+
+// Puts `moved`'s layout into `impl`. Nothing here throws, and every conversion that can
+// fail ran before it, so a move that fails leaves the tensor as it was.
+void adopt(TensorImpl& impl, const Tensor& moved) {
+    const std::shared_ptr<const TensorImpl> source = moved.impl();
+    impl.storage = source->storage;
+    impl.strides = source->strides;
+    impl.offset = source->offset;
+    impl.dtype = source->dtype;
+    impl.device = source->device;
+}
+
+}  // namespace
+
+Tensor& Tensor::move_to_(Device target) {
+    KAEL_CHECK(is_leaf(), "move_to_ needs a leaf tensor; this one was computed by a recorded operation, "
+                          "move the tensors it was computed from instead");
+    if (target == device()) {
+        return *this;
+    }
+    Tensor moved = converted(*this, target);
+    std::optional<Tensor> gradient = grad();
+    if (gradient) {
+        gradient = converted(*gradient, target);
+    }
+    set_grad(std::nullopt);
+    adopt(*impl_, moved);
+    set_grad(gradient);
+    return *this;
+}
+
+Tensor& Tensor::move_to_(DType target) {
+    KAEL_CHECK(is_leaf(), "move_to_ needs a leaf tensor; this one was computed by a recorded operation, "
+                          "move the tensors it was computed from instead");
+    if (target == dtype()) {
+        return *this;
+    }
+    KAEL_CHECK_TYPE(!requires_grad() || is_floating_point(target),
+                    "only floating point tensors can require gradients, so a tensor that requires grad "
+                    "cannot move to dtype " << target);
+    Tensor moved = converted(*this, target);
+    std::optional<Tensor> gradient = grad();
+    if (gradient) {
+        gradient = converted(*gradient, target);
+    }
+    set_grad(std::nullopt);  // the old gradient has the old dtype, which set_grad would refuse
+    adopt(*impl_, moved);
+    set_grad(gradient);
+    return *this;
+}
+
+}  // namespace kael
