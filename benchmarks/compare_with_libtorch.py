@@ -25,6 +25,9 @@ import datetime
 import json
 import os
 import pathlib
+#> stage 8
+import re
+#< stage 8
 import statistics
 import subprocess
 import sys
@@ -59,6 +62,14 @@ AUTOGRAD_WORKLOADS = [
     ("BM_AddTinyRecorded", "the same add with both inputs requiring grad (one node recorded)"),
 ]
 #< stage 7
+#> stage 8
+# The training suite (--suite training): kael's side is benchmarks/bench_training.cpp.
+TRAINING_WORKLOADS = [
+    ("BM_TrainStep", "MLP 784-512-256-10 training step, batch 128: forward, cross entropy, backward, Adam "
+                     "(kael's default matmul backend)"),
+    ("BM_TrainStepOwnKernel", "the same step with kael's own matrix kernel"),
+]
+#< stage 8
 
 
 # Bytes each workload moves per element, to turn times into bandwidth.
@@ -145,6 +156,10 @@ def libtorch_name(name):
     if name == "BM_MlpStepOwnKernel":
         return "BM_MlpStep"
 #< stage 7
+#> stage 8
+    if name == "BM_TrainStepOwnKernel":
+        return "BM_TrainStep"
+#< stage 8
     return name.replace("BM_MatmulBlas", "BM_Matmul")
 
 
@@ -191,6 +206,69 @@ def autograd_suite(args):
 
 
 #< stage 7
+#> stage 8
+def epoch_seconds(command, env):
+    """The time of one epoch of the Fashion-MNIST example, from its "epoch  1/1 ..." line."""
+    result = subprocess.run([str(c) for c in command], capture_output=True, text=True, env=env)
+    match = re.search(r"epoch +1/1 .* ([\d.]+) s", result.stdout)
+    return float(match[1]) if result.returncode == 0 and match else None
+
+
+def training_suite(args):
+    """The training step of chapter 07 and one epoch of examples/mnist_mlp.cpp against
+    examples/mnist_mlp.py, written to benchmarks/RESULTS-training.md."""
+    kael_binary, torch_binary = build(args.isa, target="kael_bench_training")
+    kael_dir = kael_binary.parents[1]
+    subprocess.run(["cmake", "-S", ".", "-B", kael_dir, "-DKAEL_BUILD_EXAMPLES=ON"], cwd=ROOT, check=True,
+                   stdout=subprocess.DEVNULL)
+    subprocess.run(["cmake", "--build", kael_dir, "--target", "mnist_mlp"], cwd=ROOT, check=True,
+                   stdout=subprocess.DEVNULL)
+    env = environment(args.threads, args.isa)
+    times = {name: ([], []) for name, _ in TRAINING_WORKLOADS}
+    epochs = ([], [])
+    scratch = ROOT / "build" / "bench-epoch"
+    for _ in range(args.rounds):
+        for name, _ in TRAINING_WORKLOADS:
+            kael_ms, _ = measure(kael_binary, name, env, args.min_time)
+            torch_ms, _ = measure(torch_binary, libtorch_name(name), env, args.min_time)
+            if kael_ms is not None:
+                times[name][0].append(kael_ms)
+            if torch_ms is not None:
+                times[name][1].append(torch_ms)
+        kael_epoch = epoch_seconds([kael_dir / "examples" / "mnist_mlp", "--epochs", 1, "--out", scratch], env)
+        torch_epoch = epoch_seconds(["/usr/bin/python3", ROOT / "examples" / "mnist_mlp.py", "--epochs", 1,
+                                     "--threads", args.threads, "--out", scratch], env)
+        for side, value in zip(epochs, (kael_epoch, torch_epoch)):
+            if value is not None:
+                side.append(value)
+    lines = [
+        f"Measured on {datetime.date.today()} on {cpu_name()} ({cpu_vectors()}), with {args.threads} thread(s) per "
+        f"side, {args.rounds} interleaved rounds (medians), by `benchmarks/compare_with_libtorch.py --suite training "
+        f"--threads {args.threads} --rounds {args.rounds}`; libtorch and PyTorch {torch_version()}, whose matrix "
+        f"products go through OpenBLAS. kael's default backend ran its "
+        f"**{kernel_isa(kael_binary, env)}** own-kernel copy when it did not use OpenBLAS.",
+        "",
+        "| workload | kael | PyTorch | kael / PyTorch time |",
+        "|---|---:|---:|---:|",
+    ]
+    for name, label in TRAINING_WORKLOADS:
+        kael_times, torch_times = times[name]
+        if not kael_times or not torch_times:
+            lines.append(f"| {label} (libtorch) | n/a | n/a | |")
+            continue
+        k, t = statistics.median(kael_times), statistics.median(torch_times)
+        lines.append(f"| {label} (against libtorch) | {k:.2f} ms | {t:.2f} ms | {k / t:.2f} |")
+    if epochs[0] and epochs[1]:
+        k, t = statistics.median(epochs[0]), statistics.median(epochs[1])
+        lines.append(f"| one epoch of examples/mnist_mlp.cpp against examples/mnist_mlp.py | {k:.2f} s | {t:.2f} s | "
+                     f"{k / t:.2f} |")
+    text = "\n".join(lines) + "\n"
+    print(text)
+    (ROOT / "benchmarks" / "RESULTS-training.md").write_text(text)
+    return 0
+
+
+#< stage 8
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--threads", type=int, default=1)
@@ -198,13 +276,22 @@ def main():
     parser.add_argument("--min-time", type=float, default=0.2)
     parser.add_argument("--isa", choices=["native", "avx2"], default="native")
 #> stage 7
-    parser.add_argument("--suite", choices=["ops", "autograd"], default="ops")
+#> until 8
+#|     parser.add_argument("--suite", choices=["ops", "autograd"], default="ops")
+#< until 8
 #< stage 7
+#> stage 8
+    parser.add_argument("--suite", choices=["ops", "autograd", "training"], default="ops")
+#< stage 8
     args = parser.parse_args()
 #> stage 7
     if args.suite == "autograd":
         return autograd_suite(args)
 #< stage 7
+#> stage 8
+    if args.suite == "training":
+        return training_suite(args)
+#< stage 8
     kael_binary, torch_binary = build(args.isa)
     env = environment(args.threads, args.isa)
 

@@ -61,6 +61,9 @@ Options parse(int argc, char** argv) {
             throw kael::ValueError("unknown option " + flag);
         }
     }
+    if (options.epochs < 1 || options.lr <= 0) {
+        throw kael::ValueError("--epochs must be at least 1 and --lr positive");
+    }
     return options;
 }
 
@@ -112,6 +115,7 @@ int main(int argc, char** argv) try {
     std::ofstream curve(options.out / "mnist_mlp_loss.csv");
     curve << "step,epoch,loss\n";
     std::cout << "Fashion-MNIST: " << train.size() << " training and " << test.size() << " test images\n"
+              << "matrix products: " << kael::matmul_kernel_description() << "\n"
               << *model << "\n";
 
     std::int64_t step = 0;

@@ -347,6 +347,7 @@ def edge_cases():
 #< stage 7
 #> stage 8
     out.extend(optimizer_cases())
+    out.extend(training_cases())
 #< stage 8
     # Conversions of out-of-range and special floats.
     out.append(Case("to", [np.array([nan, inf, -inf, 1e30, -0.0, 2.0])], {"dtype": "bool"}, lambda a: a.to(torch.bool)))
@@ -842,6 +843,8 @@ def optimizer_cases():
             start = tensor((3, 4), dtype)
             grads = tensor((6, 3, 4), dtype)
             out.append(Case("optimize", [start, grads], params, reference(name, options)))
+            if name != "sgd":  # a parameter stored transposed takes Adam's tensor path, not its loop
+                out.append(Case("optimize", [start, grads], {**params, "strided": "1"}, reference(name, options)))
     # Refusals on both sides: a negative learning rate, Nesterov without momentum, beta of 1.
     for name, options in (("sgd", {"lr": -0.1}), ("sgd", {"lr": 0.1, "nesterov": True}),
                           ("adam", {"lr": 0.1, "betas": (1.0, 0.999)}), ("adamw", {"lr": 0.1, "eps": -1.0})):
@@ -852,6 +855,149 @@ def optimizer_cases():
             else:
                 params[key] = str(int(value)) if isinstance(value, bool) else str(value)
         out.append(Case("optimize", [tensor((2,), "float64"), tensor((1, 2), "float64")], params, reference(name, options)))
+    return out
+
+
+def options_as_params(options):
+    params = {}
+    for key, value in options.items():
+        if key == "betas":
+            params["beta1"], params["beta2"] = str(value[0]), str(value[1])
+        else:
+            params[key] = str(int(value)) if isinstance(value, bool) else str(value)
+    return params
+
+
+def cosine_with_warmup(warmup, total):
+    """Hugging Face's get_cosine_schedule_with_warmup factor, as transformers writes it."""
+    import math
+
+    def factor(step):
+        if step < warmup:
+            return float(step) / float(max(1, warmup))
+        progress = float(step - warmup) / float(max(1, total - warmup))
+        return max(0.0, 0.5 * (1.0 + math.cos(math.pi * 0.5 * 2.0 * progress)))
+    return factor
+
+
+SAFETENSORS_DTYPES = {torch.float32: "F32", torch.float64: "F64", torch.int64: "I64", torch.bool: "BOOL"}
+
+
+def safetensors_bytes(tensors):
+    """A safetensors file written the way the Python library writes one: an 8-byte header
+    length, the JSON header padded with spaces to 8 bytes, the tensors largest elements first."""
+    import json
+    import struct
+    order = sorted(tensors, key=lambda n: (-tensors[n].element_size(), n))
+    header, chunks, offset = {}, [], 0
+    for name in order:
+        data = tensors[name].contiguous().numpy().tobytes()
+        header[name] = {"dtype": SAFETENSORS_DTYPES[tensors[name].dtype], "shape": list(tensors[name].shape),
+                        "data_offsets": [offset, offset + len(data)]}
+        chunks.append(data)
+        offset += len(data)
+    text = json.dumps(header, separators=(",", ":")).encode()
+    text += b" " * (-len(text) % 8)
+    return struct.pack("<Q", len(text)) + text + b"".join(chunks)
+
+
+def training_cases():
+    """Chapter 07 as a whole: schedules, gradient clipping, whole training runs of a small
+    MLP loaded through load_state_dict, and safetensors files written the Python way."""
+    out = []
+    dummy = np.zeros(1)
+
+    # Learning-rate schedules: the rate before the first step and after each of 30 steps.
+    def schedule_reference(kind, options):
+        def run(_):
+            p = torch.zeros(1, requires_grad=True)
+            opt = torch.optim.SGD([p], lr=0.1)
+            if kind == "step":
+                schedule = torch.optim.lr_scheduler.StepLR(opt, options["step_size"], options["gamma"])
+            else:
+                schedule = torch.optim.lr_scheduler.LambdaLR(opt, cosine_with_warmup(options["warmup"], options["total"]))
+            rates = [opt.param_groups[0]["lr"]]
+            for _ in range(options["steps"]):
+                opt.step()
+                schedule.step()
+                rates.append(opt.param_groups[0]["lr"])
+            return torch.tensor(rates, dtype=torch.float64)
+        return run
+
+    for kind, options in (("step", {"step_size": 3, "gamma": 0.5, "steps": 30}),
+                          ("step", {"step_size": 1, "gamma": 0.9, "steps": 30}),
+                          ("step", {"step_size": 7, "gamma": 0.1, "steps": 30}),
+                          ("cosine_warmup", {"warmup": 5, "total": 30, "steps": 30}),
+                          ("cosine_warmup", {"warmup": 0, "total": 12, "steps": 12}),
+                          ("cosine_warmup", {"warmup": 12, "total": 12, "steps": 12}),
+                          ("cosine_warmup", {"warmup": 1, "total": 25, "steps": 25})):
+        params = {"kind": kind, **{k: str(v) for k, v in options.items()}}
+        out.append(Case("schedule", [dummy], params, schedule_reference(kind, options)))
+
+    # clip_grad_norm_: the clipped gradients, then the total norm, as one vector.
+    def clip_reference(max_norm, norm_type):
+        def run(*grads):
+            params = [torch.zeros_like(g).requires_grad_() for g in grads]
+            for p, g in zip(params, grads):
+                p.grad = g.clone()
+            total = torch.nn.utils.clip_grad_norm_(params, max_norm, norm_type)
+            return torch.cat([p.grad.flatten() for p in params] + [total.reshape(1).to(grads[0].dtype)])
+        return run
+
+    for dtype in ("float32", "float64"):
+        grads = [tensor((3, 4), dtype), tensor((5,), dtype), tensor((2, 2, 2), dtype)]
+        for max_norm, norm_type in ((1.0, 2.0), (100.0, 2.0), (0.5, 1.0), (2.0, 3.0), (0.1, float("inf")), (0.0, 2.0)):
+            out.append(Case("clip_grad_norm", grads, {"max_norm": str(max_norm), "norm_type": str(norm_type)},
+                            clip_reference(max_norm, norm_type)))
+
+    # Whole training runs: a 5-7-3 MLP loaded with the same weights on both sides through
+    # load_state_dict, trained for 8 steps; the result is the 8 losses, then every final
+    # parameter in state_dict order.
+    def train_reference(options, activation, clip):
+        def run(x, y, w1, b1, w2, b2):
+            model = torch.nn.Sequential(torch.nn.Linear(5, 7), torch.nn.GELU() if activation == "gelu" else torch.nn.ReLU(),
+                                        torch.nn.Linear(7, 3)).to(x.dtype)
+            model.load_state_dict({"0.weight": w1, "0.bias": b1, "2.weight": w2, "2.bias": b2})
+            kind = options["optimizer"]
+            settings = {k: v for k, v in options.items() if k != "optimizer"}
+            opt = {"sgd": torch.optim.SGD, "adam": torch.optim.Adam, "adamw": torch.optim.AdamW}[kind](model.parameters(), **settings)
+            losses = []
+            for _ in range(8):
+                opt.zero_grad()
+                loss = F.cross_entropy(model(x), y)
+                loss.backward()
+                if clip:
+                    torch.nn.utils.clip_grad_norm_(model.parameters(), clip)
+                opt.step()
+                losses.append(loss.detach().reshape(1))
+            return torch.cat(losses + [p.detach().flatten() for p in model.state_dict().values()])
+        return run
+
+    for options in ({"optimizer": "sgd", "lr": 0.5, "momentum": 0.9},
+                    {"optimizer": "adam", "lr": 0.05},
+                    {"optimizer": "adamw", "lr": 0.05, "weight_decay": 0.1, "amsgrad": True}):
+        for dtype in ("float32", "float64"):
+            for activation, clip in (("relu", 0.0), ("gelu", 0.5)):
+                inputs = [tensor((16, 5), dtype), tensor((16,), "int64", 0, 2), tensor((7, 5), dtype, -0.5, 0.5),
+                          tensor((7,), dtype, -0.5, 0.5), tensor((3, 7), dtype, -0.5, 0.5), tensor((3,), dtype, -0.5, 0.5)]
+                params = {**options_as_params(options), "activation": activation, "clip": str(clip)}
+                out.append(Case("train_mlp", inputs, params, train_reference(options, activation, clip)))
+
+    # Safetensors files written by Python, read by kael: the bytes travel as an int64 array.
+    stored = {"weight": torch.from_numpy(tensor((2, 3), "float32")), "scale": torch.tensor(2.5, dtype=torch.float64),
+              "positions": torch.arange(4), "mask": torch.tensor([[True, False], [False, True]]),
+              "empty": torch.zeros((0, 3))}
+    good = safetensors_bytes(stored)
+    as_array = lambda data: np.frombuffer(data, dtype=np.uint8).astype(np.int64)  # noqa: E731
+    for name, value in stored.items():
+        out.append(Case("safetensors", [as_array(good)], {"name": name}, lambda _, value=value: value))
+
+    def refused(_):
+        raise ValueError("malformed file")
+    header_length = int.from_bytes(good[:8], "little")
+    too_long = (header_length + len(good)).to_bytes(8, "little") + good[8:]
+    for bad in (good[:-1], good + b"\0", too_long, good[:8 + header_length]):
+        out.append(Case("safetensors", [as_array(bad)], {"name": "weight"}, refused))
     return out
 
 

@@ -126,6 +126,33 @@ Tensor apply_view_recipe(Tensor t, const std::string& recipe) {
     return t;
 }
 
+//> stage 8
+// The optimizer a case names, with its hyperparameters (PyTorch's defaults otherwise).
+std::unique_ptr<kael::optim::Optimizer> make_optimizer(std::vector<Tensor> params, const Params& p) {
+    const std::string name = p.at("optimizer");
+    if (name == "sgd") {
+        return std::make_unique<kael::optim::Sgd>(
+            std::move(params), kael::optim::SgdOptions{number(p, "lr", 1e-3), number(p, "momentum", 0),
+                                                       number(p, "dampening", 0), number(p, "weight_decay", 0),
+                                                       integer(p, "nesterov", 0) != 0});
+    }
+    const kael::optim::AdamOptions options{number(p, "lr", 1e-3),          number(p, "beta1", 0.9),
+                                           number(p, "beta2", 0.999),       number(p, "eps", 1e-8),
+                                           number(p, "weight_decay", name == "adamw" ? 1e-2 : 0),
+                                           integer(p, "amsgrad", 0) != 0};
+    if (name == "adamw") {
+        return std::make_unique<kael::optim::AdamW>(std::move(params), options);
+    }
+    return std::make_unique<kael::optim::Adam>(std::move(params), options);
+}
+
+// The elements of an int64 tensor.
+std::vector<std::int64_t> int64_values(const Tensor& t) {
+    const Tensor c = t.contiguous();
+    return {c.data_ptr<std::int64_t>(), c.data_ptr<std::int64_t>() + c.numel()};
+}
+//< stage 8
+
 kael::Reduction reduction(const Params& p) {
     const std::string r = p.count("reduction") ? p.at("reduction") : "mean";
     return r == "none" ? kael::Reduction::None : r == "sum" ? kael::Reduction::Sum : kael::Reduction::Mean;
@@ -321,27 +348,12 @@ std::map<std::string, Op> operations() {
 //< stage 7
 //> stage 8
     // "optimize": in[0] is the starting parameter, in[1] one gradient per step stacked along
-    // dimension 0; the result stacks the parameter after each step.
+    // dimension 0; the result stacks the parameter after each step. With strided=1 the
+    // parameter is stored transposed, which takes Adam's tensor path instead of its loop.
     ops["optimize"] = [](const auto& in, const auto& p) {
-        Tensor param = in[0].clone();
+        Tensor param = integer(p, "strided", 0) != 0 ? in[0].T().contiguous().T() : in[0].clone();
         param.requires_grad_();
-        const std::string name = p.at("optimizer");
-        std::unique_ptr<kael::optim::Optimizer> optimizer;
-        if (name == "sgd") {
-            optimizer = std::make_unique<kael::optim::Sgd>(std::vector<Tensor>{param}, kael::optim::SgdOptions{
-                number(p, "lr", 1e-3), number(p, "momentum", 0), number(p, "dampening", 0),
-                number(p, "weight_decay", 0), integer(p, "nesterov", 0) != 0});
-        } else {
-            const kael::optim::AdamOptions options{number(p, "lr", 1e-3), number(p, "beta1", 0.9),
-                                                   number(p, "beta2", 0.999), number(p, "eps", 1e-8),
-                                                   number(p, "weight_decay", name == "adamw" ? 1e-2 : 0),
-                                                   integer(p, "amsgrad", 0) != 0};
-            if (name == "adamw") {
-                optimizer = std::make_unique<kael::optim::AdamW>(std::vector<Tensor>{param}, options);
-            } else {
-                optimizer = std::make_unique<kael::optim::Adam>(std::vector<Tensor>{param}, options);
-            }
-        }
+        const auto optimizer = make_optimizer({param}, p);
         std::vector<Tensor> trajectory;
         for (std::int64_t step = 0; step < in[1].size(0); ++step) {
             param.set_grad(in[1].select(0, step).contiguous());
@@ -349,6 +361,87 @@ std::map<std::string, Op> operations() {
             trajectory.push_back(param.detach().clone());
         }
         return kael::stack(trajectory);
+    };
+    // "schedule": the learning rate before the first step and after each of `steps` steps.
+    ops["schedule"] = [](const auto&, const auto& p) {
+        Tensor param = kael::zeros({1});
+        param.requires_grad_();
+        kael::optim::Sgd sgd({param}, {.lr = 0.1});
+        std::unique_ptr<kael::optim::LRScheduler> schedule;
+        if (p.at("kind") == "step") {
+            schedule = std::make_unique<kael::optim::StepLR>(sgd, integer(p, "step_size", 1), number(p, "gamma", 0.1));
+        } else {
+            schedule = std::make_unique<kael::optim::CosineWithWarmupLR>(sgd, integer(p, "warmup", 0),
+                                                                         integer(p, "total", 1));
+        }
+        std::vector<double> rates{sgd.learning_rate()};
+        for (std::int64_t step = 0; step < integer(p, "steps", 0); ++step) {
+            sgd.step();
+            schedule->step();
+            rates.push_back(sgd.learning_rate());
+        }
+        return kael::from_vector(rates);
+    };
+    // "clip_grad_norm": the inputs are gradients; the result is the clipped gradients,
+    // flattened and joined, then the total norm.
+    ops["clip_grad_norm"] = [](const auto& in, const auto& p) {
+        std::vector<Tensor> params;
+        std::vector<Tensor> pieces;
+        for (const Tensor& g : in) {
+            params.push_back(kael::zeros_like(g));
+            params.back().set_grad(g.clone());
+        }
+        const Tensor total = kael::nn::clip_grad_norm_(params, number(p, "max_norm", 1), number(p, "norm_type", 2));
+        for (const Tensor& param : params) {
+            pieces.push_back(param.grad()->reshape({-1}));
+        }
+        pieces.push_back(total.reshape({1}).to(in[0].dtype()));
+        return kael::cat(pieces);
+    };
+    // "train_mlp": x, y and the weights of a 5-7-3 MLP, loaded with load_state_dict, then 8
+    // steps; the result is the 8 losses followed by the final parameters.
+    ops["train_mlp"] = [](const auto& in, const auto& p) {
+        std::shared_ptr<kael::nn::UnaryModule> activation;
+        if (p.at("activation") == "gelu") {
+            activation = std::make_shared<kael::nn::GELU>();
+        } else {
+            activation = std::make_shared<kael::nn::ReLU>();
+        }
+        kael::nn::Sequential model({std::make_shared<kael::nn::Linear>(5, 7), activation,
+                                    std::make_shared<kael::nn::Linear>(7, 3)});
+        model.to(in[0].dtype());
+        kael::nn::StateDict weights;
+        weights.insert("0.weight", in[2]);
+        weights.insert("0.bias", in[3]);
+        weights.insert("2.weight", in[4]);
+        weights.insert("2.bias", in[5]);
+        model.load_state_dict(weights);
+        const auto optimizer = make_optimizer(model.parameters(), p);
+        const double clip = number(p, "clip", 0);
+        std::vector<Tensor> pieces;
+        for (int step = 0; step < 8; ++step) {
+            optimizer->zero_grad();
+            const Tensor loss = kael::cross_entropy(model(in[0]), in[1]);
+            loss.backward();
+            if (clip > 0) {
+                (void)kael::nn::clip_grad_norm_(model.parameters(), clip);
+            }
+            optimizer->step();
+            pieces.push_back(loss.detach().reshape({1}));
+        }
+        for (const auto& [name, tensor] : model.state_dict()) {
+            pieces.push_back(tensor.detach().reshape({-1}));
+        }
+        return kael::cat(pieces);
+    };
+    // "safetensors": in[0] holds the bytes of a file, one per int64 element; the result is
+    // the tensor stored under `name`.
+    ops["safetensors"] = [](const auto& in, const auto& p) {
+        std::vector<std::uint8_t> bytes;
+        for (const std::int64_t byte : int64_values(in[0])) {
+            bytes.push_back(static_cast<std::uint8_t>(byte));
+        }
+        return kael::io::from_safetensors_bytes(bytes).at(p.at("name"));
     };
 //< stage 8
     // Factories take no inputs.

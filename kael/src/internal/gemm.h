@@ -8,6 +8,9 @@
 // contiguous rows of length ldc.
 
 #include <cstdint>
+//> stage 8
+#include <string>
+//< stage 8
 
 namespace kael::detail {
 
@@ -43,6 +46,14 @@ const char* gemm_isa();
 
 /// True when kael was built with a BLAS library (KAEL_USE_BLAS).
 bool blas_available();
+//> stage 8
+/// True when BLAS should compute MatmulBackend::Auto's products: it is available and its
+/// kernel for this CPU is vectorized (OpenBLAS names an AVX2 or AVX-512 core), or the own
+/// kernel has no vector copy for this CPU.
+bool blas_preferred();
+/// The BLAS library's name for its kernel on this CPU, or "" without BLAS.
+std::string blas_kernel_name();
+//< stage 8
 /// C = A * B through BLAS (float and double only). Requires blas_available().
 void blas_gemm(const GemmOperands<float>& op);
 /// C = A * B through BLAS in double precision.

@@ -2,6 +2,11 @@
 // Compiled with KAEL_HAS_BLAS when CMake found a BLAS library (KAEL_USE_BLAS).
 #include "internal/gemm.h"
 #include <algorithm>
+//> stage 8
+#include <cctype>
+#include <string>
+#include <string_view>
+//< stage 8
 
 #include "kael/error.h"
 
@@ -49,12 +54,43 @@ template <typename T, typename Gemm> void call(const GemmOperands<T>& op, Gemm g
 }  // namespace
 
 bool blas_available() { return true; }
+//> stage 8
+
+// OpenBLAS picks its kernels by CPU model at load time, and on a CPU it does not know (a
+// new model, or a virtual machine that hides the model) it falls back to an SSE3 kernel
+// such as "Prescott", three to six times slower than its AVX2 one. Its name tells which.
+extern "C" char* openblas_get_corename(void);
+
+std::string blas_kernel_name() { return openblas_get_corename(); }
+
+bool blas_preferred() {
+    static const bool preferred = [] {
+        if (std::string_view(gemm_isa()) == "generic") {
+            return true;  // the own kernel has no vector copy for this CPU either
+        }
+        std::string core = blas_kernel_name();
+        std::ranges::transform(core, core.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+        // The cores whose single-precision kernel uses AVX2 or AVX-512.
+        for (const std::string_view fast : {"haswell", "skylakex", "cooperlake", "sapphirerapids", "zen"}) {
+            if (core == fast) {
+                return true;
+            }
+        }
+        return false;
+    }();
+    return preferred;
+}
+//< stage 8
 void blas_gemm(const GemmOperands<float>& op) { call(op, cblas_sgemm); }
 void blas_gemm(const GemmOperands<double>& op) { call(op, cblas_dgemm); }
 
 #else
 
 bool blas_available() { return false; }
+//> stage 8
+bool blas_preferred() { return false; }
+std::string blas_kernel_name() { return {}; }
+//< stage 8
 
 void blas_gemm(const GemmOperands<float>& /*op*/) {
     KAEL_CHECK(blas_available(), "kael was built without BLAS; configure with KAEL_USE_BLAS=ON");

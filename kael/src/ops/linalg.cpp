@@ -19,8 +19,14 @@ std::atomic<MatmulBackend> current_backend{MatmulBackend::Auto};
 
 bool use_blas(DType dtype) {
     const MatmulBackend backend = current_backend.load();
+//> until 8
+//|     return dtype != DType::I64 &&
+//|            (backend == MatmulBackend::Blas || (backend == MatmulBackend::Auto && detail::blas_available()));
+//< until 8
+//> stage 8
     return dtype != DType::I64 &&
-           (backend == MatmulBackend::Blas || (backend == MatmulBackend::Auto && detail::blas_available()));
+           (backend == MatmulBackend::Blas || (backend == MatmulBackend::Auto && detail::blas_preferred()));
+//< stage 8
 }
 
 // BLAS reads matrices with contiguous rows or contiguous columns; anything else is copied.
@@ -246,5 +252,16 @@ MatmulBackend matmul_backend() { return current_backend.load(); }
 bool blas_available() { return detail::blas_available(); }
 
 std::string_view matmul_kernel_isa() { return detail::gemm_isa(); }
+//> stage 8
+
+std::string blas_kernel_name() { return detail::blas_kernel_name(); }
+
+std::string matmul_kernel_description() {
+    if (use_blas(DType::F32)) {
+        return "OpenBLAS (" + blas_kernel_name() + " kernel)";
+    }
+    return "kael's own " + std::string(detail::gemm_isa()) + " kernel";
+}
+//< stage 8
 
 }  // namespace kael

@@ -3,6 +3,9 @@
 /// \brief Matrix products with PyTorch's shape rules, and the choice between kael's own
 /// kernel and a BLAS library.
 
+//> stage 8
+#include <string>
+//< stage 8
 #include <string_view>
 
 #include "kael/tensor.h"
@@ -30,7 +33,12 @@ namespace kael {
 
 /// Which kernel computes float and double matrix products.
 enum class MatmulBackend {
-    Auto,  ///< BLAS when kael was built with it, the own kernel otherwise
+//> until 8
+//|     Auto,  ///< BLAS when kael was built with it, the own kernel otherwise
+//< until 8
+//> stage 8
+    Auto,  ///< BLAS when kael was built with it and its kernel for this CPU is vectorized, else the own kernel
+//< stage 8
     Kael,  ///< always kael's own blocked kernel
     Blas,  ///< always BLAS (kael::Error if kael was built without it)
 };
@@ -44,5 +52,13 @@ void set_matmul_backend(MatmulBackend backend);
 /// The copy of kael's own matrix kernel this CPU runs: "avx512", "avx2" or "generic" (the
 /// widest the CPU has, or a narrower one named by the environment variable KAEL_GEMM_ISA).
 [[nodiscard]] std::string_view matmul_kernel_isa();
+//> stage 8
+/// The BLAS library's kernel for this CPU as the library names it ("SkylakeX", "Haswell",
+/// "Prescott" for its SSE3 fallback, ...), or "" without BLAS.
+[[nodiscard]] std::string blas_kernel_name();
+/// Which kernel float and double products use now, in words, for logs: "OpenBLAS
+/// (SkylakeX kernel)" or "kael's own avx512 kernel".
+[[nodiscard]] std::string matmul_kernel_description();
+//< stage 8
 
 }  // namespace kael
