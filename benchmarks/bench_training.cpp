@@ -4,11 +4,19 @@
 #include <benchmark/benchmark.h>
 
 #include <memory>
+#include <string>
 
 #include "kael/kael.h"
 #include "workloads.h"
 
 namespace {
+
+// The JSON output names the kernel the default backend chose (OpenBLAS and its kernel, or
+// kael's own), which compare_with_libtorch.py writes into the table.
+const bool kContextAdded = [] {
+    benchmark::AddCustomContext("kael_matmul_kernel", kael::matmul_kernel_description());
+    return true;
+}();
 
 void BM_TrainStep(benchmark::State& state) {
     kael::manual_seed(0);

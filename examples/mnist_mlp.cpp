@@ -2,12 +2,15 @@
 // PyTorch: the same architecture, initialisation, optimizer, batch size and epochs.
 //
 //   mnist_mlp [--data DIR] [--epochs 10] [--batch-size 128] [--lr 1e-3] [--seed 0]
-//             [--train-limit N] [--out DIR]
+//             [--train-limit N] [--out DIR] [--target-accuracy PERCENT]
 //
 // DIR defaults to $KAEL_FASHION_MNIST, else /usr/share/datasets/fashion-mnist (Debian's
 // dataset-fashion-mnist package). It prints one line per epoch and writes, under --out
 // (default "."), the loss of every step (mnist_mlp_loss.csv) and the trained model
-// (mnist_mlp.safetensors), which it loads back into a fresh model to check.
+// (mnist_mlp.safetensors), which it loads back into a fresh model to check. With
+// --target-accuracy it exits with status 1 unless some epoch reached that test accuracy,
+// and with 77 (CTest's "skipped") when the dataset is not installed.
+#include <algorithm>
 #include <chrono>
 #include <cstdint>
 #include <cstdio>
@@ -31,6 +34,7 @@ struct Options {
     std::uint64_t seed = 0;
     std::int64_t train_limit = 0;  // 0: every training image
     std::filesystem::path out = ".";
+    double target_accuracy = 0;  // percent; 0: no target
 };
 
 Options parse(int argc, char** argv) {
@@ -57,6 +61,8 @@ Options parse(int argc, char** argv) {
             options.train_limit = std::stoll(value);
         } else if (flag == "--out") {
             options.out = value;
+        } else if (flag == "--target-accuracy") {
+            options.target_accuracy = std::stod(value);
         } else {
             throw kael::ValueError("unknown option " + flag);
         }
@@ -104,6 +110,10 @@ double accuracy(kael::nn::Sequential& model, const kael::data::TensorDataset& te
 
 int main(int argc, char** argv) try {
     const Options options = parse(argc, argv);
+    if (options.target_accuracy > 0 && !std::filesystem::exists(options.data / "t10k-labels-idx1-ubyte.gz")) {
+        std::cout << "skipped: no Fashion-MNIST in " << options.data << " (install dataset-fashion-mnist)\n";
+        return 77;
+    }
     kael::manual_seed(options.seed);
     const kael::data::TensorDataset train = load_split(options.data, "train", options.train_limit);
     const kael::data::TensorDataset test = load_split(options.data, "t10k", 0);
@@ -120,6 +130,7 @@ int main(int argc, char** argv) try {
 
     std::int64_t step = 0;
     double total_seconds = 0;
+    double best_accuracy = 0;
     for (std::int64_t epoch = 1; epoch <= options.epochs; ++epoch) {
         const auto start = std::chrono::steady_clock::now();
         ProgressBar progress(loader.size(), options.batch_size);
@@ -138,9 +149,11 @@ int main(int argc, char** argv) try {
         }
         const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
         total_seconds += seconds;
+        const double epoch_accuracy = 100.0 * accuracy(*model, test);
+        best_accuracy = std::max(best_accuracy, epoch_accuracy);
         std::printf("epoch %2lld/%lld  train loss %.4f  test accuracy %.2f%%  %.1f s\n",
                     static_cast<long long>(epoch), static_cast<long long>(options.epochs),
-                    loss_sum / static_cast<double>(batches), 100.0 * accuracy(*model, test), seconds);
+                    loss_sum / static_cast<double>(batches), epoch_accuracy, seconds);
         std::fflush(stdout);
     }
     const double final_accuracy = accuracy(*model, test);
@@ -156,6 +169,11 @@ int main(int argc, char** argv) try {
     std::printf("checkpoint %s: test accuracy %.2f%% after reloading\n", checkpoint.filename().c_str(),
                 100.0 * accuracy(*reloaded, test));
     std::printf("final test accuracy %.2f%%\n", 100.0 * final_accuracy);
+    if (best_accuracy < options.target_accuracy) {
+        std::printf("the best epoch reached %.2f%%, below the target of %.2f%%\n", best_accuracy,
+                    options.target_accuracy);
+        return 1;
+    }
     return 0;
 } catch (const std::exception& error) {
     std::cerr << "mnist_mlp: " << error.what() << "\n";

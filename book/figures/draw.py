@@ -34,6 +34,10 @@ Where the numbers come from:
   each node's corner is its place in the order the engine ran the nodes, from the section
   "order" of the same program. The printed edge counts are checked against the edges, and
   the run order against the dependencies (no node before a node with an edge into it).
+- loss_curve.svg: the training loss of every step of the recorded Fashion-MNIST runs,
+  examples/results/mnist_mlp_loss.csv (kael) and mnist_mlp_loss_torch.csv (PyTorch),
+  which examples/record_mnist.py writes, with a 100-step moving average over each, and the
+  test accuracy of every epoch from the two logs next to them.
 
 A section or a line that is missing or does not parse stops the script with an error that
 names it: a figure is never drawn from stale or invented numbers.
@@ -422,6 +426,80 @@ def draw_benchmarks(target: pathlib.Path) -> str:
 
 
 # ---------------------------------------------------------------------------------------
+# loss_curve.svg: the recorded Fashion-MNIST runs of kael and PyTorch
+
+
+def read_loss_csv(path: pathlib.Path) -> tuple[list[float], list[float]]:
+    """(fractional epoch, loss) per step of a CSV with the columns step,epoch,loss."""
+    if not path.exists():
+        raise FigureError(f"{path.relative_to(ROOT)} is missing: run examples/record_mnist.py")
+    lines = path.read_text(encoding="utf-8").splitlines()
+    if not lines or lines[0] != "step,epoch,loss":
+        raise FigureError(f"{path.relative_to(ROOT)}: the header is not step,epoch,loss")
+    rows = [line.split(",") for line in lines[1:]]
+    epochs = [int(r[1]) for r in rows]
+    per_epoch = {e: epochs.count(e) for e in set(epochs)}
+    seen: dict[int, int] = {}
+    x, loss = [], []
+    for (_, epoch, value) in rows:
+        e = int(epoch)
+        seen[e] = seen.get(e, 0) + 1
+        x.append(e - 1 + seen[e] / per_epoch[e])
+        loss.append(float(value))
+    return x, loss
+
+
+def read_accuracies(path: pathlib.Path) -> list[float]:
+    text = path.read_text(encoding="utf-8") if path.exists() else ""
+    found = [float(m) for m in re.findall(r"test accuracy ([\d.]+)%", text.split("training took")[0])]
+    if not found:
+        raise FigureError(f"{path.relative_to(ROOT)}: no epoch lines")
+    return found
+
+
+def moving_average(values: list[float], window: int) -> list[float]:
+    out, total = [], 0.0
+    for i, v in enumerate(values):
+        total += v
+        if i >= window:
+            total -= values[i - window]
+        out.append(total / min(i + 1, window))
+    return out
+
+
+def draw_loss_curve(target: pathlib.Path) -> str:
+    results = ROOT / "examples" / "results"
+    runs = [("kael", INDIGO, "mnist_mlp_loss.csv", "mnist_mlp_kael.log"),
+            ("PyTorch", ORANGE, "mnist_mlp_loss_torch.csv", "mnist_mlp_torch.log")]
+    fig, (loss_ax, acc_ax) = plt.subplots(1, 2, figsize=(9.5, 3.6), gridspec_kw={"width_ratios": [2.2, 1]})
+    for name, colour, csv, log in runs:
+        x, loss = read_loss_csv(results / csv)
+        loss_ax.plot(x, loss, color=colour, alpha=0.15, linewidth=0.5)
+        loss_ax.plot(x, moving_average(loss, 100), color=colour, linewidth=1.6, label=f"{name} (100-step mean)")
+        accuracies = read_accuracies(results / log)
+        acc_ax.plot(range(1, len(accuracies) + 1), accuracies, color=colour, marker="o", markersize=3.5,
+                    linewidth=1.4, label=f"{name}: {accuracies[-1]:.2f}% at the end")
+    loss_ax.set_xlabel("epoch")
+    loss_ax.set_ylabel("training loss (cross entropy)")
+    loss_ax.set_ylim(0, 1.2)
+    loss_ax.legend(frameon=False, fontsize=8)
+    acc_ax.set_xlabel("epoch")
+    acc_ax.set_ylabel("test accuracy (%)")
+    acc_ax.axhline(88.0, color=GREY, linewidth=0.8, linestyle="--")
+    acc_ax.text(1, 88.1, "88%", color=GREY, fontsize=8)
+    acc_ax.legend(frameon=False, fontsize=8, loc="lower right")
+    for ax in (loss_ax, acc_ax):
+        for side in ("top", "right"):
+            ax.spines[side].set_visible(False)
+    summary = (results / "summary.md").read_text(encoding="utf-8") if (results / "summary.md").exists() else ""
+    date = re.search(r"Recorded on (\S+)", summary)
+    loss_ax.set_title(f"examples/results, recorded {date.group(1) if date else 'on an unknown date'}", fontsize=9,
+                      loc="left", color=GREY)
+    fig.tight_layout()
+    return finish(fig, target, "loss_curve.svg")
+
+
+# ---------------------------------------------------------------------------------------
 # autograd_graph.svg: the graph of one loss, from the loss down to the leaves
 
 
@@ -583,7 +661,7 @@ def main(argv: list[str]) -> int:
     try:
         drawn = [draw_strides(outputs, target), draw_broadcast(outputs, target),
                  draw_coalescing(outputs, target), draw_benchmarks(target),
-                 draw_autograd_graph(outputs, target)]
+                 draw_autograd_graph(outputs, target), draw_loss_curve(target)]
     except FigureError as error:
         print(f"figures: {error}", file=sys.stderr)
         return 1
