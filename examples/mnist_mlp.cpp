@@ -43,6 +43,11 @@ Options parse(int argc, char** argv) {
     options.data = from_environment != nullptr ? from_environment : "/usr/share/datasets/fashion-mnist";
     for (int i = 1; i < argc; ++i) {
         const std::string flag = argv[i];
+        if (flag == "--help") {
+            std::cout << "usage: mnist_mlp [--data DIR] [--epochs 10] [--batch-size 128] [--lr 1e-3] [--seed 0]\n"
+                         "                 [--train-limit N] [--out DIR] [--target-accuracy PERCENT]\n";
+            std::exit(0);
+        }
         if (i + 1 >= argc) {
             throw kael::ValueError("missing value after " + flag);
         }
