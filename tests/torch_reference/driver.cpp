@@ -151,8 +151,8 @@ std::vector<std::int64_t> int64_values(const Tensor& t) {
     const Tensor c = t.contiguous();
     return {c.data_ptr<std::int64_t>(), c.data_ptr<std::int64_t>() + c.numel()};
 }
-//< stage 8
 
+//< stage 8
 kael::Reduction reduction(const Params& p) {
     const std::string r = p.count("reduction") ? p.at("reduction") : "mean";
     return r == "none" ? kael::Reduction::None : r == "sum" ? kael::Reduction::Sum : kael::Reduction::Mean;

@@ -109,10 +109,7 @@ void check_inner_sizes(const Tensor& a, const Tensor& b) {
 }
 
 //> stage 7
-// The gradients of a matrix product, for every rank combination. A 1-d operand is made a
-// matrix first (a row on the left, a column on the right) and the gradient gets the same
-// extra dimension, so one rule covers dot, matrix-vector and batched products:
-// d/dA (A B) = G B^T and d/dB (A B) = A^T G, each summed back over broadcast batch dimensions.
+//> stage 8
 // p q for a gradient that will land in `like`'s layout. When `like` is a stored transpose
 // (a layer's `weight.mT()`), the product is computed as (q^T p^T)^T, which has that same
 // transposed layout: the view backward of mT() then hands the weight a contiguous gradient,
@@ -125,6 +122,11 @@ Tensor product_in_layout_of(const Tensor& p, const Tensor& q, const Tensor& like
     return matmul(p, q);
 }
 
+//< stage 8
+// The gradients of a matrix product, for every rank combination. A 1-d operand is made a
+// matrix first (a row on the left, a column on the right) and the gradient gets the same
+// extra dimension, so one rule covers dot, matrix-vector and batched products:
+// d/dA (A B) = G B^T and d/dB (A B) = A^T G, each summed back over broadcast batch dimensions.
 void record_matmul(const Tensor& out, const Tensor& a, const Tensor& b) {
     if (!autograd::should_record(a, b)) {
         return;
@@ -143,12 +145,22 @@ void record_matmul(const Tensor& out, const Tensor& a, const Tensor& b) {
                          }
                          autograd::Grads grads(2);
                          if (node.needs_input_grad(0)) {
+//> until 8
+//|                              grads[0] = autograd::sum_to(matmul(g, right.mT()), left.shape()).reshape(x.shape());
+//< until 8
+//> stage 8
                              grads[0] = autograd::sum_to(product_in_layout_of(g, right.mT(), left), left.shape())
                                             .reshape(x.shape());
+//< stage 8
                          }
                          if (node.needs_input_grad(1)) {
+//> until 8
+//|                              grads[1] = autograd::sum_to(matmul(left.mT(), g), right.shape()).reshape(y.shape());
+//< until 8
+//> stage 8
                              grads[1] = autograd::sum_to(product_in_layout_of(left.mT(), g, right), right.shape())
                                             .reshape(y.shape());
+//< stage 8
                          }
                          return grads;
                      });
