@@ -458,10 +458,21 @@ def program_stage(manifest: Manifest, path: str) -> int | None:
     return manifest.introduced_in(path)
 
 
+def shown_examples(root: pathlib.Path) -> set[str]:
+    """The programs of examples/ whose output a page shows with {{ output("name") }}. The
+    others (a training run of a minute, say) are built and tested by CMake, not run here."""
+    shown = set()
+    for page in (root / "book" / "docs").rglob("*.md"):
+        shown.update(re.findall(r'output\(\s*"([^"]+)"', page.read_text(encoding="utf-8")))
+    return shown
+
+
 def book_programs(root: pathlib.Path, stage: int | None) -> list[str]:
     """The programs run against `stage` (None: main), as paths relative to the root."""
     manifest = Manifest.load(root)
-    candidates = sorted(root.glob(f"{BOOK_PROGRAMS}/*.cpp")) + sorted(root.glob("examples/*.cpp"))
+    shown = shown_examples(root)
+    candidates = sorted(root.glob(f"{BOOK_PROGRAMS}/*.cpp")) + sorted(
+        c for c in root.glob("examples/*.cpp") if c.stem in shown)
     paths = [c.relative_to(root).as_posix() for c in candidates]
     return [p for p in paths if program_stage(manifest, p) == stage]
 

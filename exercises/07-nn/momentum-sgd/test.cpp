@@ -104,10 +104,11 @@ TEST(MomentumSgd, MatchesKaelsSgdWithTheSameOptions) {
         double dampening;
         bool nesterov;
     };
-    for (const Case c : {Case{0.9, 0.0, false}, Case{0.5, 0.3, false}, Case{0.9, 0.0, true}, Case{0.0, 0.5, false},
-                         Case{1.0, 1.0, false}}) {
-        SCOPED_TRACE("momentum " + std::to_string(c.momentum) + ", dampening " + std::to_string(c.dampening) +
-                     (c.nesterov ? ", nesterov" : ""));
+    const Case cases[] = {{0.9, 0.0, false}, {0.5, 0.3, false}, {0.9, 0.0, true}, {0.0, 0.5, false},
+                          {1.0, 1.0, false}};
+    for (const Case c : cases) {
+        SCOPED_TRACE("momentum " + std::to_string(c.momentum) + ", dampening " +
+                     std::to_string(c.dampening) + (c.nesterov ? ", nesterov" : ""));
         kael::manual_seed(11);
         const Tensor w0 = kael::randn({2, 3}, DType::F64);
         const Tensor v0 = kael::randn({4}, DType::F64);
@@ -190,7 +191,7 @@ TEST(MomentumSgd, EveryStepReadsTheLearningRateASchedulerSet) {
     }
 }
 
-TEST(MomentumSgd, RefusesNegativeMomentumAndNesterovWithoutMomentumOrWithDampening) {
+TEST(MomentumSgd, RefusesNegativeMomentumAndImpossibleNesterov) {
     Tensor p = leaf({1.0});
     EXPECT_NO_THROW(MomentumSgd({p}, {.momentum = 0.0}));  // at the limit
     EXPECT_NO_THROW(MomentumSgd({p}, {.momentum = 0.9, .nesterov = true}));
