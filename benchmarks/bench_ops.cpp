@@ -50,6 +50,17 @@ void BM_AddFresh(benchmark::State& state) {
     state.SetBytesProcessed(state.iterations() * workloads::kLarge * 12);
 }
 BENCHMARK(BM_AddFresh)->Unit(benchmark::kMillisecond);
+//> stage 9
+
+// The same add with the caching allocator off: every result is a fresh system allocation
+// of 40 MB, whose first touch page-faults, as libtorch's does on every call.
+void BM_AddFreshNoCache(benchmark::State& state) {
+    kael::set_caching_allocator_enabled(false);
+    BM_AddFresh(state);
+    kael::set_caching_allocator_enabled(true);
+}
+BENCHMARK(BM_AddFreshNoCache)->Unit(benchmark::kMillisecond);
+//< stage 9
 
 // a += b: the same traffic into memory that already exists.
 void BM_AddInPlace(benchmark::State& state) {

@@ -48,5 +48,16 @@ void BM_TrainStepOwnKernel(benchmark::State& state) {
     kael::set_matmul_backend(previous);
 }
 BENCHMARK(BM_TrainStepOwnKernel)->Unit(benchmark::kMillisecond);
+//> stage 9
+
+// The same step with the caching allocator switched off: every intermediate result is a
+// system allocation, and its first touch a page fault, as before chapter 08.
+void BM_TrainStepNoCache(benchmark::State& state) {
+    kael::set_caching_allocator_enabled(false);
+    BM_TrainStep(state);
+    kael::set_caching_allocator_enabled(true);
+}
+BENCHMARK(BM_TrainStepNoCache)->Unit(benchmark::kMillisecond);
+//< stage 9
 
 }  // namespace

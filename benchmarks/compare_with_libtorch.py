@@ -68,8 +68,21 @@ TRAINING_WORKLOADS = [
     ("BM_TrainStep", "MLP 784-512-256-10 training step, batch 128: forward, cross entropy, backward, Adam "
                      "(kael's default matmul backend)"),
     ("BM_TrainStepOwnKernel", "the same step with kael's own matrix kernel"),
+#> stage 9
+    ("BM_TrainStepNoCache", "the same step with kael's caching allocator off"),
+#< stage 9
 ]
 #< stage 8
+#> stage 9
+# The allocator suite (--suite allocator): what the cache of chapter 08 saves, in
+# (kael benchmark binary, workload, label) triples; libtorch runs the same names.
+ALLOCATOR_WORKLOADS = [
+    ("kael_bench_ops", "BM_AddFresh", "add of 10M float32 into a new tensor, cache warm"),
+    ("kael_bench_ops", "BM_AddFreshNoCache", "the same add with kael's caching allocator off"),
+    ("kael_bench_training", "BM_TrainStep", "MLP 784-512-256-10 training step with Adam, cache warm"),
+    ("kael_bench_training", "BM_TrainStepNoCache", "the same step with kael's caching allocator off"),
+]
+#< stage 9
 
 
 # Bytes each workload moves per element, to turn times into bandwidth.
@@ -160,6 +173,12 @@ def libtorch_name(name):
     if name == "BM_TrainStepOwnKernel":
         return "BM_TrainStep"
 #< stage 8
+#> stage 9
+    if name == "BM_TrainStepNoCache":
+        return "BM_TrainStep"
+    if name == "BM_AddFreshNoCache":
+        return "BM_AddFresh"
+#< stage 9
     return name.replace("BM_MatmulBlas", "BM_Matmul")
 
 
@@ -280,6 +299,49 @@ def training_suite(args):
 
 
 #< stage 8
+#> stage 9
+def allocator_suite(args):
+    """The fresh-output add and the training step with the cache warm and with it off,
+    against libtorch, written to benchmarks/RESULTS-allocator.md."""
+    ops_binary, torch_binary = build(args.isa, target="kael_bench_ops")
+    training_binary, _ = build(args.isa, target="kael_bench_training")
+    binaries = {"kael_bench_ops": ops_binary, "kael_bench_training": training_binary}
+    env = environment(args.threads, args.isa)
+    times = {name: ([], []) for _, name, _ in ALLOCATOR_WORKLOADS}
+    for _ in range(args.rounds):
+        for binary, name, _ in ALLOCATOR_WORKLOADS:
+            kael_ms, _ = measure(binaries[binary], name, env, args.min_time)
+            torch_ms, _ = measure(torch_binary, libtorch_name(name), env, args.min_time)
+            if kael_ms is not None:
+                times[name][0].append(kael_ms)
+            if torch_ms is not None:
+                times[name][1].append(torch_ms)
+    lines = [
+        f"Measured on {datetime.date.today()} on {cpu_name()} ({cpu_vectors()}), with {args.threads} thread(s) per "
+        f"side, {args.rounds} interleaved rounds (medians), by `benchmarks/compare_with_libtorch.py --suite "
+        f"allocator --threads {args.threads} --rounds {args.rounds}`; libtorch {torch_version()}.",
+        "",
+        "| workload | kael | libtorch | kael / libtorch time |",
+        "|---|---:|---:|---:|",
+    ]
+    for _, name, label in ALLOCATOR_WORKLOADS:
+        kael_times, torch_times = times[name]
+        if not kael_times or not torch_times:
+            lines.append(f"| {label} | n/a | n/a | |")
+            continue
+        k, t = statistics.median(kael_times), statistics.median(torch_times)
+        lines.append(f"| {label} | {k:.2f} ms | {t:.2f} ms | {k / t:.2f} |")
+    warm, cold = times["BM_TrainStep"][0], times["BM_TrainStepNoCache"][0]
+    if warm and cold:
+        saved = 1 - statistics.median(warm) / statistics.median(cold)
+        lines += ["", f"The cache takes {100 * saved:.0f}% off kael's training step."]
+    text = "\n".join(lines) + "\n"
+    print(text)
+    (ROOT / "benchmarks" / "RESULTS-allocator.md").write_text(text)
+    return 0
+
+
+#< stage 9
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--threads", type=int, default=1)
@@ -292,8 +354,13 @@ def main():
 #< until 8
 #< stage 7
 #> stage 8
-    parser.add_argument("--suite", choices=["ops", "autograd", "training"], default="ops")
+#> until 9
+#|     parser.add_argument("--suite", choices=["ops", "autograd", "training"], default="ops")
+#< until 9
 #< stage 8
+#> stage 9
+    parser.add_argument("--suite", choices=["ops", "autograd", "training", "allocator"], default="ops")
+#< stage 9
     args = parser.parse_args()
 #> stage 7
     if args.suite == "autograd":
@@ -303,6 +370,10 @@ def main():
     if args.suite == "training":
         return training_suite(args)
 #< stage 8
+#> stage 9
+    if args.suite == "allocator":
+        return allocator_suite(args)
+#< stage 9
     kael_binary, torch_binary = build(args.isa)
     env = environment(args.threads, args.isa)
 

@@ -47,6 +47,15 @@ if(KAEL_ENABLE_TSAN)
   set(KAEL_SANITIZER_LINK_FLAGS -fsanitize=thread)
 endif()
 add_link_options(${KAEL_SANITIZER_LINK_FLAGS})
+#> stage 9
+
+# A cached block is still valid memory to AddressSanitizer, so a use after free would go
+# unseen, and ThreadSanitizer should see each allocation's own memory: both builds compile
+# the caching allocator out (chapter 08). The cache's own tests run in them regardless.
+if(KAEL_ENABLE_SANITIZERS OR KAEL_ENABLE_TSAN)
+  add_compile_definitions(KAEL_NO_CACHING_ALLOCATOR)
+endif()
+#< stage 9
 
 if(KAEL_ENABLE_CUDA)
   # The CUDA toolchain is found and configured here; the device backend itself is the

@@ -7,6 +7,9 @@
 //> stage 7
 #include "kael/autograd.h"
 //< stage 7
+//> stage 9
+#include "kael/allocator.h"
+//< stage 9
 //> stage 8
 #include "kael/data.h"
 #include "kael/io/safetensors.h"
