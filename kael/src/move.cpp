@@ -29,42 +29,44 @@ void adopt(TensorImpl& impl, const Tensor& moved) {
     impl.device = source->device;
 }
 
-}  // namespace
+// A tensor computed by a recorded operation cannot move, even to where it already is: its
+// place in the graph is its inputs'.
+void check_leaf(const Tensor& t) {
+    KAEL_CHECK(t.is_leaf(), "move_to_ needs a leaf tensor; this one was computed by a recorded operation, "
+                            "move the tensors it was computed from instead");
+}
 
-Tensor& Tensor::move_to_(Device target) {
-    KAEL_CHECK(is_leaf(), "move_to_ needs a leaf tensor; this one was computed by a recorded operation, "
-                          "move the tensors it was computed from instead");
-    if (target == device()) {
-        return *this;
-    }
-    Tensor moved = converted(*this, target);
-    std::optional<Tensor> gradient = grad();
+// Converts `t` and its gradient to `target`, then puts the converted layout into `impl`,
+// t's own impl, so every handle to t sees the move.
+template <typename Target> void move_in_place(Tensor& t, TensorImpl& impl, Target target) {
+    const Tensor moved = converted(t, target);
+    std::optional<Tensor> gradient = t.grad();
     if (gradient) {
         gradient = converted(*gradient, target);
     }
-    set_grad(std::nullopt);
-    adopt(*impl_, moved);
-    set_grad(gradient);
+    t.set_grad(std::nullopt);  // the old gradient has the old layout, which set_grad would refuse
+    adopt(impl, moved);
+    t.set_grad(gradient);
+}
+
+}  // namespace
+
+Tensor& Tensor::move_to_(Device target) {
+    check_leaf(*this);
+    if (target != device()) {
+        move_in_place(*this, *impl_, target);
+    }
     return *this;
 }
 
 Tensor& Tensor::move_to_(DType target) {
-    KAEL_CHECK(is_leaf(), "move_to_ needs a leaf tensor; this one was computed by a recorded operation, "
-                          "move the tensors it was computed from instead");
-    if (target == dtype()) {
-        return *this;
+    check_leaf(*this);
+    if (target != dtype()) {
+        KAEL_CHECK_TYPE(!requires_grad() || is_floating_point(target),
+                        "only floating point tensors can require gradients, so a tensor that requires grad "
+                        "cannot move to dtype " << target);
+        move_in_place(*this, *impl_, target);
     }
-    KAEL_CHECK_TYPE(!requires_grad() || is_floating_point(target),
-                    "only floating point tensors can require gradients, so a tensor that requires grad "
-                    "cannot move to dtype " << target);
-    Tensor moved = converted(*this, target);
-    std::optional<Tensor> gradient = grad();
-    if (gradient) {
-        gradient = converted(*gradient, target);
-    }
-    set_grad(std::nullopt);  // the old gradient has the old dtype, which set_grad would refuse
-    adopt(*impl_, moved);
-    set_grad(gradient);
     return *this;
 }
 
