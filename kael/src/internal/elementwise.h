@@ -11,6 +11,9 @@
 #include "kael/iterator.h"
 #include "kael/factory.h"
 #include "kael/kernels.h"
+//> stage 9
+#include "internal/streaming_store.h"
+//< stage 9
 
 namespace kael::detail {
 
@@ -69,6 +72,12 @@ inline bool reads_flat(const Tensor& t, const Shape& shape, DType dtype) {
 // the element function and everything it calls are inlined, so the loop vectorizes.
 template <typename T, typename F>
 [[gnu::flatten]] void flat_loop(T* result, const T* x, std::int64_t n, F& f) {
+//> stage 9
+    if (streams(result, n)) {
+        streamed_loop(result, n, [&](std::int64_t k) { return f(x[k]); });
+        return;
+    }
+//< stage 9
     for (std::int64_t k = 0; k < n; ++k) {
         result[k] = f(x[k]);
     }
@@ -76,6 +85,12 @@ template <typename T, typename F>
 
 template <typename T, typename F>
 [[gnu::flatten]] void flat_loop(T* result, const T* x, const T* y, std::int64_t n, F& f) {
+//> stage 9
+    if (streams(result, n)) {
+        streamed_loop(result, n, [&](std::int64_t k) { return f(x[k], y[k]); });
+        return;
+    }
+//< stage 9
     for (std::int64_t k = 0; k < n; ++k) {
         result[k] = f(x[k], y[k]);
     }
