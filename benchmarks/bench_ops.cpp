@@ -60,6 +60,23 @@ void BM_AddFreshNoCache(benchmark::State& state) {
     kael::set_caching_allocator_enabled(true);
 }
 BENCHMARK(BM_AddFreshNoCache)->Unit(benchmark::kMillisecond);
+
+// One tensor the size of the training step's activations ([128, 512] float32, 256 KiB)
+// made and dropped: what the allocator itself costs, a hit in the cache here.
+void BM_EmptyActivation(benchmark::State& state) {
+    for (auto _ : state) {
+        benchmark::DoNotOptimize(kael::empty({workloads::kBatch, workloads::kTrainHidden1}));
+    }
+}
+BENCHMARK(BM_EmptyActivation)->Unit(benchmark::kNanosecond);
+
+// The same with the cache off: every tensor is a system allocation and a free.
+void BM_EmptyActivationNoCache(benchmark::State& state) {
+    kael::set_caching_allocator_enabled(false);
+    BM_EmptyActivation(state);
+    kael::set_caching_allocator_enabled(true);
+}
+BENCHMARK(BM_EmptyActivationNoCache)->Unit(benchmark::kNanosecond);
 //< stage 9
 
 // a += b: the same traffic into memory that already exists.

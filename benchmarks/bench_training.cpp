@@ -18,7 +18,8 @@ const bool kContextAdded = [] {
     return true;
 }();
 
-void BM_TrainStep(benchmark::State& state) {
+// Steps of the example's model on one random batch of `batch` images.
+void train_steps(benchmark::State& state, std::int64_t batch) {
     kael::manual_seed(0);
     using kael::nn::Linear;
     using kael::nn::ReLU;
@@ -28,8 +29,8 @@ void BM_TrainStep(benchmark::State& state) {
                                 std::make_shared<ReLU>(),
                                 std::make_shared<Linear>(workloads::kTrainHidden2, workloads::kMlpOut)});
     kael::optim::Adam adam(model.parameters(), {.lr = 1e-3});
-    const kael::Tensor x = kael::rand({workloads::kBatch, workloads::kMlpIn});
-    const kael::Tensor y = kael::randint(0, workloads::kMlpOut, {workloads::kBatch});
+    const kael::Tensor x = kael::rand({batch, workloads::kMlpIn});
+    const kael::Tensor y = kael::randint(0, workloads::kMlpOut, {batch});
     for (auto _ : state) {
         adam.zero_grad();
         const kael::Tensor loss = kael::cross_entropy(model(x), y);
@@ -38,6 +39,8 @@ void BM_TrainStep(benchmark::State& state) {
         benchmark::DoNotOptimize(loss.item());
     }
 }
+
+void BM_TrainStep(benchmark::State& state) { train_steps(state, workloads::kBatch); }
 BENCHMARK(BM_TrainStep)->Unit(benchmark::kMillisecond);
 
 // The same step with kael's own matrix kernel instead of the default backend.
@@ -58,6 +61,19 @@ void BM_TrainStepNoCache(benchmark::State& state) {
     kael::set_caching_allocator_enabled(true);
 }
 BENCHMARK(BM_TrainStepNoCache)->Unit(benchmark::kMillisecond);
+
+// The step at batch 16384: its [16384, 512] activations (32 MiB) are past the largest block
+// glibc's malloc keeps for reuse, so without kael's cache each one is a fresh mapping of
+// memory that page-faults on first touch, on every step.
+void BM_TrainStepLargeBatch(benchmark::State& state) { train_steps(state, workloads::kLargeBatch); }
+BENCHMARK(BM_TrainStepLargeBatch)->Unit(benchmark::kMillisecond);
+
+void BM_TrainStepLargeBatchNoCache(benchmark::State& state) {
+    kael::set_caching_allocator_enabled(false);
+    BM_TrainStepLargeBatch(state);
+    kael::set_caching_allocator_enabled(true);
+}
+BENCHMARK(BM_TrainStepLargeBatchNoCache)->Unit(benchmark::kMillisecond);
 //< stage 9
 
 }  // namespace

@@ -75,12 +75,14 @@ TRAINING_WORKLOADS = [
 #< stage 8
 #> stage 9
 # The allocator suite (--suite allocator): what the cache of chapter 08 saves, in
-# (kael benchmark binary, workload, label) triples; libtorch runs the same names.
+# (kael benchmark binary, workload, label) triples. kael runs each workload and its
+# NoCache twin in one process, their repetitions interleaved in random order, so that the
+# two are compared under the same load; libtorch runs the workload under the same name.
 ALLOCATOR_WORKLOADS = [
-    ("kael_bench_ops", "BM_AddFresh", "add of 10M float32 into a new tensor, cache warm"),
-    ("kael_bench_ops", "BM_AddFreshNoCache", "the same add with kael's caching allocator off"),
-    ("kael_bench_training", "BM_TrainStep", "MLP 784-512-256-10 training step with Adam, cache warm"),
-    ("kael_bench_training", "BM_TrainStepNoCache", "the same step with kael's caching allocator off"),
+    ("kael_bench_ops", "BM_AddFresh", "add of 10M float32 into a new tensor"),
+    ("kael_bench_ops", "BM_EmptyActivation", "make and drop a [128, 512] float32 tensor"),
+    ("kael_bench_training", "BM_TrainStep", "MLP 784-512-256-10 training step with Adam, batch 128"),
+    ("kael_bench_training", "BM_TrainStepLargeBatch", "the same step at batch 16384 (32 MiB activations)"),
 ]
 #< stage 9
 
@@ -176,8 +178,6 @@ def libtorch_name(name):
 #> stage 9
     if name == "BM_TrainStepNoCache":
         return "BM_TrainStep"
-    if name == "BM_AddFreshNoCache":
-        return "BM_AddFresh"
 #< stage 9
     return name.replace("BM_MatmulBlas", "BM_Matmul")
 
@@ -300,41 +300,65 @@ def training_suite(args):
 
 #< stage 8
 #> stage 9
+def measure_pair(binary, name, env, min_time, repetitions):
+    """Real times in milliseconds of `name` (cache warm) and of `name`NoCache (cache off),
+    from one process that interleaves their repetitions in random order."""
+    result = subprocess.run([str(binary), f"--benchmark_filter=^{name}(NoCache)?$", "--benchmark_format=json",
+                             f"--benchmark_min_time={min_time}", f"--benchmark_repetitions={repetitions}",
+                             "--benchmark_enable_random_interleaving=true"],
+                            capture_output=True, text=True, env=env)
+    times = {name: [], f"{name}NoCache": []}
+    if result.returncode != 0:
+        return times
+    for run in json.loads(result.stdout)["benchmarks"]:
+        if run.get("run_type") == "iteration" and not run.get("error_occurred") and run["name"] in times:
+            scale = {"ns": 1e-6, "us": 1e-3, "ms": 1.0, "s": 1e3}[run["time_unit"]]
+            times[run["name"]].append(run["real_time"] * scale)
+    return times
+
+
+def readable_time(ms):
+    return f"{ms:.2f} ms" if ms >= 0.1 else f"{ms * 1e6:.0f} ns"
+
+
 def allocator_suite(args):
-    """The fresh-output add and the training step with the cache warm and with it off,
-    against libtorch, written to benchmarks/RESULTS-allocator.md."""
+    """Each workload with kael's cache warm and with it off, and through libtorch, written
+    to benchmarks/RESULTS-allocator.md."""
     ops_binary, torch_binary = build(args.isa, target="kael_bench_ops")
     training_binary, _ = build(args.isa, target="kael_bench_training")
     binaries = {"kael_bench_ops": ops_binary, "kael_bench_training": training_binary}
     env = environment(args.threads, args.isa)
-    times = {name: ([], []) for _, name, _ in ALLOCATOR_WORKLOADS}
+    warm = {name: [] for _, name, _ in ALLOCATOR_WORKLOADS}
+    cold = {name: [] for _, name, _ in ALLOCATOR_WORKLOADS}
+    torch = {name: [] for _, name, _ in ALLOCATOR_WORKLOADS}
     for _ in range(args.rounds):
         for binary, name, _ in ALLOCATOR_WORKLOADS:
-            kael_ms, _ = measure(binaries[binary], name, env, args.min_time)
-            torch_ms, _ = measure(torch_binary, libtorch_name(name), env, args.min_time)
-            if kael_ms is not None:
-                times[name][0].append(kael_ms)
+            pair = measure_pair(binaries[binary], name, env, args.min_time, repetitions=3)
+            warm[name] += pair[name]
+            cold[name] += pair[f"{name}NoCache"]
+            torch_ms, _ = measure(torch_binary, name, env, args.min_time)
             if torch_ms is not None:
-                times[name][1].append(torch_ms)
+                torch[name].append(torch_ms)
     lines = [
         f"Measured on {datetime.date.today()} on {cpu_name()} ({cpu_vectors()}), with {args.threads} thread(s) per "
-        f"side, {args.rounds} interleaved rounds (medians), by `benchmarks/compare_with_libtorch.py --suite "
-        f"allocator --threads {args.threads} --rounds {args.rounds}`; libtorch {torch_version()}.",
+        f"side, by `benchmarks/compare_with_libtorch.py --suite allocator --threads {args.threads} --rounds "
+        f"{args.rounds}`; libtorch {torch_version()}. kael's two columns come from the same processes, "
+        f"{args.rounds} of them with 3 repetitions of each column in random order; libtorch ran "
+        f"{args.rounds} times in between. Medians, and in brackets the middle half of kael's runs.",
         "",
-        "| workload | kael | libtorch | kael / libtorch time |",
-        "|---|---:|---:|---:|",
+        "| workload | kael, cache warm | kael, cache off | libtorch | warm / libtorch time | the cache saves |",
+        "|---|---:|---:|---:|---:|---:|",
     ]
     for _, name, label in ALLOCATOR_WORKLOADS:
-        kael_times, torch_times = times[name]
-        if not kael_times or not torch_times:
-            lines.append(f"| {label} | n/a | n/a | |")
+        if not warm[name] or not cold[name] or not torch[name]:
+            lines.append(f"| {label} | n/a | n/a | n/a | | |")
             continue
-        k, t = statistics.median(kael_times), statistics.median(torch_times)
-        lines.append(f"| {label} | {k:.2f} ms | {t:.2f} ms | {k / t:.2f} |")
-    warm, cold = times["BM_TrainStep"][0], times["BM_TrainStepNoCache"][0]
-    if warm and cold:
-        saved = 1 - statistics.median(warm) / statistics.median(cold)
-        lines += ["", f"The cache takes {100 * saved:.0f}% off kael's training step."]
+        k, c, t = (statistics.median(times) for times in (warm[name], cold[name], torch[name]))
+        k_quartiles = statistics.quantiles(warm[name], n=4)
+        c_quartiles = statistics.quantiles(cold[name], n=4)
+        lines.append(f"| {label} | {readable_time(k)} [{readable_time(k_quartiles[0])}, "
+                     f"{readable_time(k_quartiles[2])}] | {readable_time(c)} [{readable_time(c_quartiles[0])}, "
+                     f"{readable_time(c_quartiles[2])}] | {readable_time(t)} | {k / t:.2f} | {100 * (1 - k / c):.1f}% |")
     text = "\n".join(lines) + "\n"
     print(text)
     (ROOT / "benchmarks" / "RESULTS-allocator.md").write_text(text)

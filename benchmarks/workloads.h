@@ -24,5 +24,8 @@ constexpr std::int64_t kMlpOut = 10;
 constexpr std::int64_t kTrainHidden1 = 512;  // the Fashion-MNIST MLP of chapter 07: 784-512-256-10
 constexpr std::int64_t kTrainHidden2 = 256;
 //< stage 8
+//> stage 9
+constexpr std::int64_t kLargeBatch = 16'384;  // chapter 08: activations past glibc's reuse limit
+//< stage 9
 
 }  // namespace workloads

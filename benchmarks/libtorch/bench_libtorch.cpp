@@ -181,14 +181,14 @@ BENCHMARK(BM_MlpForward)->Unit(benchmark::kMillisecond);
 
 // The whole step of examples/mnist_mlp.py on a random batch: zero_grad, forward, cross
 // entropy, backward, Adam.
-void BM_TrainStep(benchmark::State& state) {
+void train_steps(benchmark::State& state, std::int64_t batch) {
     torch::manual_seed(0);
     torch::nn::Sequential model(torch::nn::Linear(workloads::kMlpIn, workloads::kTrainHidden1), torch::nn::ReLU(),
                                 torch::nn::Linear(workloads::kTrainHidden1, workloads::kTrainHidden2),
                                 torch::nn::ReLU(), torch::nn::Linear(workloads::kTrainHidden2, workloads::kMlpOut));
     torch::optim::Adam adam(model->parameters(), torch::optim::AdamOptions(1e-3));
-    const auto x = torch::rand({workloads::kBatch, workloads::kMlpIn});
-    const auto y = torch::randint(0, workloads::kMlpOut, {workloads::kBatch});
+    const auto x = torch::rand({batch, workloads::kMlpIn});
+    const auto y = torch::randint(0, workloads::kMlpOut, {batch});
     for (auto _ : state) {
         adam.zero_grad();
         const auto loss = torch::nn::functional::cross_entropy(model->forward(x), y);
@@ -197,8 +197,24 @@ void BM_TrainStep(benchmark::State& state) {
         benchmark::DoNotOptimize(loss.item<float>());
     }
 }
+
+void BM_TrainStep(benchmark::State& state) { train_steps(state, workloads::kBatch); }
 BENCHMARK(BM_TrainStep)->Unit(benchmark::kMillisecond);
 //< stage 8
+//> stage 9
+
+// One tensor of the training step's activation size made and dropped: libtorch's CPU
+// allocator has no cache, so each is a trip to the system allocator.
+void BM_EmptyActivation(benchmark::State& state) {
+    for (auto _ : state) {
+        benchmark::DoNotOptimize(torch::empty({workloads::kBatch, workloads::kTrainHidden1}));
+    }
+}
+BENCHMARK(BM_EmptyActivation)->Unit(benchmark::kNanosecond);
+
+void BM_TrainStepLargeBatch(benchmark::State& state) { train_steps(state, workloads::kLargeBatch); }
+BENCHMARK(BM_TrainStepLargeBatch)->Unit(benchmark::kMillisecond);
+//< stage 9
 
 }  // namespace
 
