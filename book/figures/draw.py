@@ -38,6 +38,11 @@ Where the numbers come from:
   examples/results/mnist_mlp_loss.csv (kael) and mnist_mlp_loss_torch.csv (PyTorch),
   which examples/record_mnist.py writes, with a 100-step moving average over each, and the
   test accuracy of every epoch from the two logs next to them.
+- bucket_waste.svg: the internal waste of the caching allocator's buckets, (capacity -
+  request) / capacity, for every request size from 1 byte to 16 MiB. The curve follows the
+  bucket rule of chapter 08 (multiples of 512 up to 64 KiB, powers of two above); every row
+  of the section "table" of book/examples/ch08_buckets.cpp, which detail::block_capacity
+  printed, is checked against that rule and marked on the curve.
 
 A section or a line that is missing or does not parse stops the script with an error that
 names it: a figure is never drawn from stale or invented numbers.
@@ -500,6 +505,53 @@ def draw_loss_curve(target: pathlib.Path) -> str:
 
 
 # ---------------------------------------------------------------------------------------
+# bucket_waste.svg: how much of each block the caching allocator's rounding leaves unused
+
+
+def bucket(request: int) -> int:
+    """The rule of detail::block_capacity, checked below against what the library printed."""
+    if request <= 65536:
+        return (request + 511) // 512 * 512
+    return 1 << (request - 1).bit_length()
+
+
+def draw_bucket_waste(outputs: pathlib.Path, target: pathlib.Path) -> str:
+    rows = []
+    for line in section(outputs, "ch08_buckets", "table")[1:]:
+        fields = line.split()
+        if len(fields) < 2 or not fields[0].isdigit():
+            continue
+        request, capacity = int(fields[0]), int(fields[1])
+        if bucket(request) != capacity:
+            raise FigureError(f"ch08_buckets: block_capacity({request}) printed {capacity}, "
+                              f"the figure's rule gives {bucket(request)}")
+        rows.append((request, capacity))
+    if not rows:
+        raise FigureError("ch08_buckets: the section 'table' has no rows")
+    limit = 1 << 24
+    sizes = sorted({max(1, int(round(10 ** (e / 400)))) for e in range(0, int(400 * math.log10(limit)) + 1)}
+                   | {512 * k for k in range(1, 129)} | {(1 << p) + 1 for p in range(9, 24)} | {1 << p for p in range(0, 25)})
+    waste = [100 * (bucket(n) - n) / bucket(n) for n in sizes]
+    fig, ax = plt.subplots(figsize=(9.0, 3.4))
+    ax.plot(sizes, waste, color=INDIGO, linewidth=0.9)
+    shown = [(r, c) for r, c in rows if r <= limit]
+    ax.scatter([r for r, _ in shown], [100 * (c - r) / c for r, c in shown], color=ORANGE, s=18, zorder=3,
+               label="rows of ch08_buckets' table")
+    ax.axvline(65536, color=GREY, linewidth=0.8, linestyle="--")
+    ax.text(65536 * 1.1, 70, "64 KiB: from multiples of 512\nto powers of two", fontsize=8, color="#424242")
+    ax.set_xscale("log", base=2)
+    ax.set_xlim(1, limit)
+    ax.set_ylim(0, 100)
+    ax.set_xlabel("request (bytes)")
+    ax.set_ylabel("unused share of the block (%)")
+    ax.legend(frameon=False, fontsize=8, loc="upper right")
+    for side in ("top", "right"):
+        ax.spines[side].set_visible(False)
+    fig.tight_layout()
+    return finish(fig, target, "bucket_waste.svg")
+
+
+# ---------------------------------------------------------------------------------------
 # autograd_graph.svg: the graph of one loss, from the loss down to the leaves
 
 
@@ -661,7 +713,8 @@ def main(argv: list[str]) -> int:
     try:
         drawn = [draw_strides(outputs, target), draw_broadcast(outputs, target),
                  draw_coalescing(outputs, target), draw_benchmarks(target),
-                 draw_autograd_graph(outputs, target), draw_loss_curve(target)]
+                 draw_autograd_graph(outputs, target), draw_loss_curve(target),
+                 draw_bucket_waste(outputs, target)]
     except FigureError as error:
         print(f"figures: {error}", file=sys.stderr)
         return 1
