@@ -77,8 +77,9 @@ inline void stream_fence() {
 /// True when a new output of `n` elements of T at `result` should be streamed: it is large,
 /// aligned to a cache line, and the caching allocator is on.
 template <typename T> bool streams(const T* result, std::int64_t n) {
-    return n * static_cast<std::int64_t>(sizeof(T)) >= kStreamingStoreBytes &&
-           reinterpret_cast<std::uintptr_t>(result) % kStreamAlignment == 0 && caching_allocator_enabled();
+    const bool large = n * static_cast<std::int64_t>(sizeof(T)) >= kStreamingStoreBytes;
+    const bool aligned = reinterpret_cast<std::uintptr_t>(result) % kStreamAlignment == 0;
+    return large && aligned && caching_allocator_enabled();
 }
 
 /// result[k] = element(k) for k < n, computed a chunk at a time into an L1 buffer and
@@ -93,7 +94,8 @@ template <typename T, typename Element>
         for (std::int64_t k = 0; k < chunk; ++k) {
             buffer[k] = element(start + k);
         }
-        stream_chunk(reinterpret_cast<std::byte*>(result + start), reinterpret_cast<const std::byte*>(buffer));
+        stream_chunk(reinterpret_cast<std::byte*>(result + start),
+                     reinterpret_cast<const std::byte*>(buffer));
     }
     for (; start < n; ++start) {
         result[start] = element(start);
