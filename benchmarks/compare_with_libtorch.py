@@ -166,6 +166,20 @@ def measure(binary, name, env, min_time):
     return run["real_time"] * scale, run
 
 
+def measure_round(kael_binary, torch_binary, names, env, min_time, times, counters=None):
+    """One interleaved round: each workload through kael, then through libtorch. Appends
+    the times to times[name] = (kael's, libtorch's) and keeps kael's last run in counters."""
+    for name in names:
+        kael_ms, kael_run = measure(kael_binary, name, env, min_time)
+        torch_ms, _ = measure(torch_binary, libtorch_name(name), env, min_time)
+        if kael_ms is not None:
+            times[name][0].append(kael_ms)
+            if counters is not None:
+                counters[name] = kael_run
+        if torch_ms is not None:
+            times[name][1].append(torch_ms)
+
+
 def libtorch_name(name):
 #> stage 7
     if name == "BM_MlpStepOwnKernel":
@@ -189,13 +203,7 @@ def autograd_suite(args):
     env = environment(args.threads, args.isa)
     times = {name: ([], []) for name, _ in AUTOGRAD_WORKLOADS}
     for _ in range(args.rounds):
-        for name, _ in AUTOGRAD_WORKLOADS:
-            kael_ms, _ = measure(kael_binary, name, env, args.min_time)
-            torch_ms, _ = measure(torch_binary, libtorch_name(name), env, args.min_time)
-            if kael_ms is not None:
-                times[name][0].append(kael_ms)
-            if torch_ms is not None:
-                times[name][1].append(torch_ms)
+        measure_round(kael_binary, torch_binary, [name for name, _ in AUTOGRAD_WORKLOADS], env, args.min_time, times)
     median = {name: (statistics.median(k), statistics.median(t)) for name, (k, t) in times.items() if k and t}
     lines = [
         f"Measured on {datetime.date.today()} on {cpu_name()} ({cpu_vectors()}), with {args.threads} thread(s) per "
@@ -261,13 +269,8 @@ def training_suite(args):
         epochs = ([], [])
         scratch = ROOT / "build" / "bench-epoch"
         for _ in range(args.rounds):
-            for name, _ in TRAINING_WORKLOADS:
-                kael_ms, _ = measure(kael_binary, name, env, args.min_time)
-                torch_ms, _ = measure(torch_binary, libtorch_name(name), env, args.min_time)
-                if kael_ms is not None:
-                    times[name][0].append(kael_ms)
-                if torch_ms is not None:
-                    times[name][1].append(torch_ms)
+            measure_round(kael_binary, torch_binary, [name for name, _ in TRAINING_WORKLOADS], env, args.min_time,
+                          times)
             kael_epoch = epoch_seconds([kael_dir / "examples" / "mnist_mlp", "--epochs", 1, "--out", scratch], env)
             torch_epoch = epoch_seconds(["/usr/bin/python3", ROOT / "examples" / "mnist_mlp.py", "--epochs", 1,
                                          "--threads", args.threads, "--out", scratch], env)
@@ -404,14 +407,7 @@ def main():
     times = {name: ([], []) for name, _ in WORKLOADS}
     counters = {}
     for _ in range(args.rounds):
-        for name, _ in WORKLOADS:
-            kael_ms, kael_run = measure(kael_binary, name, env, args.min_time)
-            torch_ms, _ = measure(torch_binary, libtorch_name(name), env, args.min_time)
-            if kael_ms is not None:
-                times[name][0].append(kael_ms)
-                counters[name] = kael_run
-            if torch_ms is not None:
-                times[name][1].append(torch_ms)
+        measure_round(kael_binary, torch_binary, [name for name, _ in WORKLOADS], env, args.min_time, times, counters)
 
     bandwidths = [measure(kael_binary, "BM_Bandwidth", env, args.min_time)[1] for _ in range(args.rounds)]
     bandwidth = statistics.median(b["bytes_per_second"] for b in bandwidths if b) / 1e9
