@@ -19,6 +19,12 @@ namespace kael::detail {
 /// erfc(z) for z >= 0 in float32, as t exp(-z^2 + P(t)) with t = 1 / (1 + z / 2): the
 /// Chebyshev fit of Numerical Recipes' erfcc, whose relative error is below 1.2e-7 for
 /// every z >= 0. Through fast_exp the whole function vectorizes.
+///
+/// Its division and ten terms make the exact GELU slower than PyTorch's, whose shorter erf
+/// fit is bounded in absolute error only and loses the tail's relative accuracy. A shorter
+/// fit with the same relative error over all z >= 0 does not exist in this form, and two
+/// fits for two ranges would both run for every vector: the accuracy is kept, and the cost
+/// is recorded in benchmarks/RESULTS.md (chapter 05).
 [[gnu::always_inline]] inline float erfc_nonnegative(float z) {
     const float t = 1.0f / (1.0f + 0.5f * z);
     float p = 0.17087277f;
