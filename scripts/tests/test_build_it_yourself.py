@@ -12,6 +12,14 @@ repository root (`kael/src/shape.cpp`, not `shape.cpp`). A new file inside a dir
 the manifest introduces as a whole (an entry ending in "/", such as an exercise
 directory) also counts as named when the section names that directory or a directory
 below it. A changed file must always be named itself.
+
+Why this test does not follow the steps literally from the previous tag, as issue 9 asked:
+the steps are prose for a person ("add the stage-9 block of ... that switches the cache
+off while it counts"), and a machine could only follow them if they were rewritten as
+patches, which would turn the section into the diff it exists to explain. What a literal
+follower would catch is split between two checks that can fail: this one, that no file the
+reader needs is left unnamed, and scripts/prove-stages, that the tree the steps lead to
+(the tag) builds and passes every test the checkpoints name.
 """
 import pathlib
 import re
