@@ -431,6 +431,60 @@ def draw_benchmarks(target: pathlib.Path) -> str:
 
 
 # ---------------------------------------------------------------------------------------
+# allocator_benchmarks.svg: chapter 08's table, each workload's times as shares of libtorch's
+
+
+def milliseconds(text: str, where: str) -> float:
+    """A time printed as "6.16 ms" or "236 ns", in milliseconds."""
+    found = re.fullmatch(r"([\d.]+) (ns|us|ms|s)", text.strip())
+    if not found:
+        raise FigureError(f"{where}: '{text}' is not a time")
+    return float(found[1]) * {"ns": 1e-6, "us": 1e-3, "ms": 1.0, "s": 1e3}[found[2]]
+
+
+def timed_cell(cell_text: str, where: str) -> tuple[float, float, float]:
+    """(median, lower quartile, upper quartile) of a cell "6.16 ms [4.94 ms, 7.51 ms]"."""
+    found = re.fullmatch(r"(.+?) \[(.+?), (.+?)\]", cell_text.strip())
+    if not found:
+        raise FigureError(f"{where}: '{cell_text}' is not 'median [quartile, quartile]'")
+    return tuple(milliseconds(part, where) for part in found.groups())
+
+
+def draw_allocator_benchmarks(target: pathlib.Path) -> str:
+    where = "benchmarks/RESULTS-allocator.md"
+    rows = parse_results((ROOT / "benchmarks" / "RESULTS-allocator.md").read_text(encoding="utf-8"))
+    columns = ("kael, cache warm", "kael, cache off", "libtorch")
+    if any(column not in rows[0] for column in columns):
+        raise FigureError(f"{where}: the table lacks one of the columns {columns}")
+    fig, ax = plt.subplots(figsize=(9.0, 0.95 * len(rows) + 1.2))
+    height = 0.26
+    for i, row in enumerate(rows):
+        torch = milliseconds(row["libtorch"], where)
+        base = len(rows) - 1 - i
+        for offset, column, colour in ((height, columns[0], INDIGO), (0.0, columns[1], ORANGE),
+                                       (-height, columns[2], GREY)):
+            if column == "libtorch":
+                share, low, high = 1.0, 1.0, 1.0
+            else:
+                median, q1, q3 = timed_cell(row[column], where)
+                share, low, high = median / torch, q1 / torch, q3 / torch
+            ax.barh(base + offset, share, height=height * 0.9, color=colour,
+                    label=column if i == 0 else None)
+            if column != "libtorch":
+                ax.errorbar(share, base + offset, xerr=[[share - low], [high - share]], color="#212121",
+                            capsize=2, linewidth=0.8)
+            ax.text(max(share, high) + 0.02, base + offset, f"{share:.2f}", va="center", fontsize=7)
+    ax.set_yticks(range(len(rows)))
+    ax.set_yticklabels([row["workload"] for row in rows][::-1], fontsize=8)
+    ax.set_xlabel("time as a share of libtorch's   (whiskers: the middle half of kael's runs)", fontsize=9)
+    ax.axvline(1.0, color="#424242", linewidth=0.8)
+    ax.legend(loc="upper center", bbox_to_anchor=(0.4, -0.14), ncol=3, fontsize=8, frameon=False)
+    for side in ("top", "right"):
+        ax.spines[side].set_visible(False)
+    return finish(fig, target, "allocator_benchmarks.svg")
+
+
+# ---------------------------------------------------------------------------------------
 # loss_curve.svg: the recorded Fashion-MNIST runs of kael and PyTorch
 
 
@@ -714,7 +768,7 @@ def main(argv: list[str]) -> int:
         drawn = [draw_strides(outputs, target), draw_broadcast(outputs, target),
                  draw_coalescing(outputs, target), draw_benchmarks(target),
                  draw_autograd_graph(outputs, target), draw_loss_curve(target),
-                 draw_bucket_waste(outputs, target)]
+                 draw_bucket_waste(outputs, target), draw_allocator_benchmarks(target)]
     except FigureError as error:
         print(f"figures: {error}", file=sys.stderr)
         return 1
