@@ -152,6 +152,11 @@ def environment(threads, isa):
     return env
 
 
+def real_milliseconds(run):
+    """The real time of one run of Google Benchmark's JSON output, in milliseconds."""
+    return run["real_time"] * {"ns": 1e-6, "us": 1e-3, "ms": 1.0, "s": 1e3}[run["time_unit"]]
+
+
 def measure(binary, name, env, min_time):
     """Real time of one benchmark in milliseconds (or None), and its counters."""
     result = subprocess.run([str(binary), f"--benchmark_filter=^{name}$", "--benchmark_format=json",
@@ -161,9 +166,7 @@ def measure(binary, name, env, min_time):
     runs = [b for b in json.loads(result.stdout)["benchmarks"] if b.get("run_type", "iteration") == "iteration"]
     if not runs or runs[0].get("error_occurred"):
         return None, {}
-    run = runs[0]
-    scale = {"ns": 1e-6, "us": 1e-3, "ms": 1.0, "s": 1e3}[run["time_unit"]]
-    return run["real_time"] * scale, run
+    return real_milliseconds(runs[0]), runs[0]
 
 
 def measure_round(kael_binary, torch_binary, names, env, min_time, times, counters=None):
@@ -315,8 +318,7 @@ def measure_pair(binary, name, env, min_time, repetitions):
         return times
     for run in json.loads(result.stdout)["benchmarks"]:
         if run.get("run_type") == "iteration" and not run.get("error_occurred") and run["name"] in times:
-            scale = {"ns": 1e-6, "us": 1e-3, "ms": 1.0, "s": 1e3}[run["time_unit"]]
-            times[run["name"]].append(run["real_time"] * scale)
+            times[run["name"]].append(real_milliseconds(run))
     return times
 
 
