@@ -94,6 +94,24 @@ TEST(Matmul, TransposedAndStridedOperands) {
     for_each_backend([&] { expect_near_product(kael::matmul(a, b), a, b, 1e-3); });
 }
 
+TEST(Matmul, TransposedOperandsAcrossBlockBoundaries) {
+    // The packing copies walk a transposed A (columns contiguous) and an untransposed B
+    // (rows contiguous) in their own order: check both, with tails in every direction and
+    // K beyond one K block.
+    kael::manual_seed(4);
+    for_each_backend([&] {
+        for (const auto& [m, k, n] : std::vector<std::array<I, 3>>{{13, 7, 37}, {65, 300, 33}, {150, 513, 70}}) {
+            const Tensor a_transposed = kael::randn({k, m}).T();  // [m, k], a_row == 1
+            const Tensor b_transposed = kael::randn({n, k}).T();  // [k, n], b_row == 1
+            const Tensor a = kael::randn({m, k});
+            const Tensor b = kael::randn({k, n});
+            expect_near_product(kael::matmul(a_transposed, b), a_transposed, b, 1e-3);
+            expect_near_product(kael::matmul(a, b_transposed), a, b_transposed, 1e-3);
+            expect_near_product(kael::matmul(a_transposed, b_transposed), a_transposed, b_transposed, 1e-3);
+        }
+    });
+}
+
 TEST(Matmul, OneDimensionalOperands) {
     const Tensor v = kael::from_vector({1.0, 2.0, 3.0});
     const Tensor m = kael::from_vector({1.0, 0.0, 0.0, 1.0, 1.0, 1.0}, {3, 2});
