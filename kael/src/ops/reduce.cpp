@@ -12,6 +12,7 @@
 
 #include "internal/extreme.h"
 #include "internal/integer_math.h"
+#include "internal/simd.h"
 #include "kael/factory.h"
 //> stage 7
 #include "autograd/recording.h"
@@ -231,15 +232,6 @@ Tensor as_runs(const Tensor& t, const Reduction& r) {
 
 // ---- reducers -----------------------------------------------------------------------------------
 
-// The vector width of the build, for the float sum's explicit partial sums.
-#if defined(__AVX512F__)
-constexpr std::int64_t kSumVectorBytes = 64;
-#elif defined(__AVX__)
-constexpr std::int64_t kSumVectorBytes = 32;
-#else
-constexpr std::int64_t kSumVectorBytes = 16;  // SSE2, part of every x86-64 CPU
-#endif
-
 // Floating sums accumulate in double, integer and Bool sums in int64 with wrap-around.
 template <typename T>
 using SumAcc = std::conditional_t<std::is_floating_point_v<T>, double, std::int64_t>;
@@ -265,13 +257,10 @@ template <typename T, typename Out, bool product> struct ArithmeticReducer {
     double run(const float* x, std::int64_t n) const
         requires(std::is_same_v<T, float> && !product)
     {
-        typedef float Lanes __attribute__((vector_size(kSumVectorBytes)));
-        // The same vector read from any address: a run is only element-aligned.
-        typedef float UnalignedLanes __attribute__((vector_size(kSumVectorBytes), aligned(alignof(float)),
-                                                    may_alias));
+        using Lanes = detail::BuildVector<float>::type;
         constexpr std::int64_t kBlock = 4096;
         constexpr std::int64_t kFloatLanes = 32;
-        constexpr std::int64_t kPerVector = kSumVectorBytes / static_cast<std::int64_t>(sizeof(float));
+        constexpr std::int64_t kPerVector = detail::BuildVector<float>::lanes;
         constexpr auto kVectors = static_cast<std::size_t>(kFloatLanes / kPerVector);
         double total = 0;
         for (std::int64_t start = 0; start < n; start += kBlock) {
@@ -281,7 +270,7 @@ template <typename T, typename Out, bool product> struct ArithmeticReducer {
             for (; i + kFloatLanes <= end; i += kFloatLanes) {
                 for (std::size_t v = 0; v < kVectors; ++v) {
                     const float* chunk = x + i + static_cast<std::int64_t>(v) * kPerVector;
-                    lanes[v] += *reinterpret_cast<const UnalignedLanes*>(chunk);
+                    lanes[v] += detail::BuildVector<float>::load(chunk);
                 }
             }
             // The 32 partial sums in lane order: the same rounding as a plain array of them.
