@@ -73,10 +73,17 @@ TEST(Unary, Float32ExpIsWithinTwoUlpsOfTheCLibrary) {
     for (float x = -103.9f; x < 88.7f; x += 0.0037f) {
         inputs.push_back(x);
     }
+    // And every float near the two ends, where the result turns into inf and into 0 by the
+    // arithmetic itself, not by a select (exactly at the limit and one past it).
+    for (const float end : {88.7228394f, -103.972084f}) {
+        for (float x = end - 0.01f; x < end + 0.01f; x = std::nextafter(x, 1000.0f)) {
+            inputs.push_back(x);
+        }
+    }
     EXPECT_LE(worst_ulps(inputs, [](const Tensor& t) { return kael::exp(t); }, [](double v) { return std::exp(v); }), 2);
     const auto special = values<float>(kael::exp(kael::from_vector(
         {0.0f, -0.0f, std::numeric_limits<float>::infinity(), -std::numeric_limits<float>::infinity(),
-         std::nanf(""), 89.0f, -105.0f})));
+         std::nanf(""), 89.0f, -105.0f, 1e30f, -1e30f, 88.8f, -120.0f})));
     EXPECT_EQ(special[0], 1.0f);
     EXPECT_EQ(special[1], 1.0f);
     EXPECT_EQ(special[2], std::numeric_limits<float>::infinity());
@@ -84,6 +91,10 @@ TEST(Unary, Float32ExpIsWithinTwoUlpsOfTheCLibrary) {
     EXPECT_TRUE(std::isnan(special[4]));
     EXPECT_EQ(special[5], std::numeric_limits<float>::infinity());  // beyond the float range
     EXPECT_EQ(special[6], 0.0f);
+    EXPECT_EQ(special[7], std::numeric_limits<float>::infinity());  // far past the clamps
+    EXPECT_EQ(special[8], 0.0f);
+    EXPECT_EQ(special[9], std::numeric_limits<float>::infinity());  // between the float range and the clamp
+    EXPECT_EQ(special[10], 0.0f);
 }
 
 TEST(Unary, Float32TanhIsWithinFourUlpsOfTheCLibrary) {

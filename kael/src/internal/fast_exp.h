@@ -24,11 +24,17 @@ namespace kael::detail {
     // ln 2 split in two so that n * kLn2High is exact (Cody and Waite's reduction).
     constexpr float kLn2High = 0.693359375f;
     constexpr float kLn2Low = -2.12194440e-4f;
-    // Beyond these, exp(x) overflows to inf or underflows to 0 in float.
-    constexpr float kMax = 88.7228394f;
-    constexpr float kMin = -103.972084f;
+    // Inputs are clamped to [kMin, kMax], a little wider than the range where exp(x) is a
+    // finite, non-zero float ([-103.97, 88.72]). Past its ends the arithmetic below
+    // overflows to inf or rounds to 0 by itself, so no select is needed for them; the clamp
+    // only keeps 2^n within the two scale factors. Written as "x > kMin ? x : kMin", the
+    // lower clamp is one vector max instruction, and it also maps NaN to kMin, so that the
+    // conversion to an integer below never sees a NaN.
+    constexpr float kMax = 89.0f;
+    constexpr float kMin = -110.0f;
+    const float low = x > kMin ? x : kMin;
+    const float clamped = low < kMax ? low : kMax;
 
-    const float clamped = x > kMax ? kMax : (x < kMin ? kMin : x);
     // Adding and subtracting 1.5 * 2^23 rounds to the nearest integer in float arithmetic.
     constexpr float kRound = 12582912.0f;
     const float n = (clamped * kLog2e + kRound) - kRound;
@@ -44,17 +50,15 @@ namespace kael::detail {
     const float exp_r = p * r * r + r + 1.0f;
 
     // 2^n from the exponent bits, in two halves so that results below FLT_MIN
-    // (n < -126, subnormal) and near FLT_MAX both stay representable on the way.
+    // (n < -126, subnormal) and near FLT_MAX both stay representable on the way: with n
+    // in [-159, 128] each half is a normal float. The product rounds once, to a subnormal,
+    // to 0 or to inf, as exp(x) itself would.
     const auto whole = static_cast<std::int32_t>(n);
     const std::int32_t half = whole / 2;
     const float scale_a = std::bit_cast<float>(static_cast<std::uint32_t>(half + 127) << 23);
     const float scale_b = std::bit_cast<float>(static_cast<std::uint32_t>(whole - half + 127) << 23);
-    float result = exp_r * scale_a * scale_b;
-
-    // The clamps above turned infinities and NaN into finite values: restore them.
-    result = x > kMax ? std::numeric_limits<float>::infinity() : result;
-    result = x < kMin ? 0.0f : result;
-    return x != x ? x : result;
+    const float result = exp_r * scale_a * scale_b;
+    return x != x ? x : result;  // NaN in, NaN out
 }
 
 /// e^x: the vectorizable fast_exp for float, std::exp for double.
