@@ -19,6 +19,9 @@ kael is built for x86-64-v3 (build/bench-avx2) with KAEL_GEMM_ISA=avx2, libtorch
 ATEN_CPU_CAPABILITY=avx2 and OpenBLAS its Haswell kernels. The table goes to
 benchmarks/RESULTS-avx2.md. It measures AVX2 code on this machine's cores, not an AVX2
 machine: the instruction mix is that of the other machines, the memory system is this one's.
+
+With --only BM_Softmax,BM_Exp (the names in WORKLOADS) it measures those rows alone and
+prints them without touching the tables: for a second look at a noisy row, with more rounds.
 """
 import argparse
 import datetime
@@ -377,6 +380,7 @@ def main():
     parser.add_argument("--rounds", type=int, default=5)
     parser.add_argument("--min-time", type=float, default=0.2)
     parser.add_argument("--isa", choices=["native", "avx2"], default="native")
+    parser.add_argument("--only", default="", help="comma-separated workloads to measure alone, printed only")
 #> stage 7
 #> until 8
 #|     parser.add_argument("--suite", choices=["ops", "autograd"], default="ops")
@@ -403,17 +407,26 @@ def main():
     if args.suite == "allocator":
         return allocator_suite(args)
 #< stage 9
+    workloads = WORKLOADS
+    if args.only:
+        wanted = args.only.split(",")
+        unknown = sorted(set(wanted) - {name for name, _ in WORKLOADS})
+        if unknown:
+            sys.exit(f"compare_with_libtorch.py: no workload named {', '.join(unknown)}")
+        workloads = [(name, label) for name, label in WORKLOADS if name in wanted]
     kael_binary, torch_binary = build(args.isa)
     env = environment(args.threads, args.isa)
 
-    times = {name: ([], []) for name, _ in WORKLOADS}
+    times = {name: ([], []) for name, _ in workloads}
     counters = {}
+    bandwidths = []
     for _ in range(args.rounds):
-        measure_round(kael_binary, torch_binary, [name for name, _ in WORKLOADS], env, args.min_time, times, counters)
-
-    bandwidths = [measure(kael_binary, "BM_Bandwidth", env, args.min_time)[1] for _ in range(args.rounds)]
+        # The plain loop runs right before each round's first workload, a += b, so that the
+        # two are measured at the same moment of a machine whose bandwidth wanders.
+        bandwidths.append(measure(kael_binary, "BM_Bandwidth", env, args.min_time)[1])
+        measure_round(kael_binary, torch_binary, [name for name, _ in workloads], env, args.min_time, times, counters)
     bandwidth = statistics.median(b["bytes_per_second"] for b in bandwidths if b) / 1e9
-    isa_flag = "" if args.isa == "native" else f" --isa {args.isa}"
+    isa_flag = ("" if args.isa == "native" else f" --isa {args.isa}") + (f" --only {args.only}" if args.only else "")
     code = ("kael built for this CPU (-march=native)" if args.isa == "native"
             else "both sides running AVX2 code (kael -march=x86-64-v3, libtorch ATEN_CPU_CAPABILITY=avx2)")
     lines = [
@@ -428,7 +441,7 @@ def main():
         "| workload | kael | libtorch | kael / libtorch time | kael throughput |",
         "|---|---:|---:|---:|---:|",
     ]
-    for name, label in WORKLOADS:
+    for name, label in workloads:
         kael_times, torch_times = times[name]
         if not kael_times or not torch_times:
             lines.append(f"| {label} | {'n/a' if not kael_times else ''} | {'n/a' if not torch_times else ''} | | |")
@@ -447,7 +460,8 @@ def main():
         lines.append(f"| {label} | {unit(k)} | {unit(t)} | {k / t:.2f} | {throughput} |")
     text = "\n".join(lines) + "\n"
     print(text)
-    (ROOT / "benchmarks" / ("RESULTS.md" if args.isa == "native" else f"RESULTS-{args.isa}.md")).write_text(text)
+    if not args.only:
+        (ROOT / "benchmarks" / ("RESULTS.md" if args.isa == "native" else f"RESULTS-{args.isa}.md")).write_text(text)
     return 0
 
 
