@@ -27,9 +27,8 @@ namespace kael::detail {
     // Inputs are clamped to [kMin, kMax], a little wider than the range where exp(x) is a
     // finite, non-zero float ([-103.97, 88.72]). Past its ends the arithmetic below
     // overflows to inf or rounds to 0 by itself, so no select is needed for them; the clamp
-    // only keeps 2^n within the two scale factors. Written as "x > kMin ? x : kMin", the
-    // lower clamp is one vector max instruction, and it also maps NaN to kMin, so that the
-    // conversion to an integer below never sees a NaN.
+    // only keeps 2^n within the two scale factors. The lower clamp, "x > kMin ? x : kMin",
+    // also maps NaN to kMin, so that the conversion to an integer below never sees a NaN.
     constexpr float kMax = 89.0f;
     constexpr float kMin = -110.0f;
     const float low = x > kMin ? x : kMin;
