@@ -12,7 +12,7 @@ endif()
 function(kael_enable_warnings target)
   target_compile_options(${target} PRIVATE ${KAEL_WARNING_FLAGS})
   # Error messages name the file of the failed check. Make that path relative to kael/,
-  # so messages read "src/tensor_impl.cpp:31" on every machine, not a build-machine path.
+  # so messages read "src/core/tensor_impl.cpp:31" on every machine, not a build-machine path.
   target_compile_options(${target} PRIVATE "-fmacro-prefix-map=${PROJECT_SOURCE_DIR}/kael/=")
 endfunction()
 

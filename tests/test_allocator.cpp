@@ -14,7 +14,7 @@
 #include <thread>
 #include <vector>
 
-#include "internal/block_cache.h"
+#include "allocator/block_cache.h"
 #include "kael/allocator.h"
 #include "kael/kael.h"
 #include "messages.h"

@@ -10,7 +10,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "internal/streaming_store.h"
+#include "kernels/cpu/streaming_store.h"
 #include "kael/kael.h"
 
 namespace {

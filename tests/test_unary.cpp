@@ -67,7 +67,7 @@ int worst_ulps(const std::vector<float>& inputs, Op op, Reference reference) {
 }
 
 TEST(Unary, Float32ExpIsWithinTwoUlpsOfTheCLibrary) {
-    // float32 exp runs kael's vectorizable fast_exp (src/internal/fast_exp.h). Sweep the
+    // float32 exp runs kael's vectorizable fast_exp (src/kernels/cpu/fast_exp.h). Sweep the
     // whole range where the result is neither 0 nor inf, subnormal results included.
     std::vector<float> inputs;
     for (float x = -103.9f; x < 88.7f; x += 0.0037f) {
@@ -98,7 +98,7 @@ TEST(Unary, Float32ExpIsWithinTwoUlpsOfTheCLibrary) {
 }
 
 TEST(Unary, Float32TanhIsWithinFourUlpsOfTheCLibrary) {
-    // float32 tanh runs kael's vectorizable fast_tanh (src/internal/fast_tanh.h): a series
+    // float32 tanh runs kael's vectorizable fast_tanh (src/kernels/cpu/fast_tanh.h): a series
     // below |x| = 0.4, the exponential form above. Sweep both sides of that switch, finely
     // near 0 where the series matters and out to where tanh is 1 in float.
     std::vector<float> inputs;

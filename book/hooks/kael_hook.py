@@ -2,8 +2,8 @@
 
 In a page's Markdown:
 
-    {{ code("kael/src/tensor.cpp", "Tensor::clone") }}          a symbol, at the page's stage
-    {{ code("kael/src/factory.cpp", "full", stage=3) }}          the same, as of stage 3
+    {{ code("kael/src/core/tensor.cpp", "Tensor::clone") }}          a symbol, at the page's stage
+    {{ code("kael/src/core/factory.cpp", "full", stage=3) }}          the same, as of stage 3
     {{ code("book/examples/adr_runtime_dtype.cpp", region="dispatch-call") }}  a named region
     {{ code("examples/hello_tensor.cpp") }}                      a whole file
     {{ test("Storage.AlignedTo64Bytes") }}                       a test name, linked to its source

@@ -154,7 +154,7 @@ def test_region_is_the_lines_between_its_markers():
 def test_resolved_snippet_equals_the_source_text():
     """A snippet from the real source is exactly the lines of the file it claims to be: the
     file as the stage has it (stage markers removed), which is what a tag holds."""
-    path = "kael/src/tensor_impl.cpp"
+    path = "kael/src/core/tensor_impl.cpp"
     rendered = kael_source.read_source(ROOT, path)
     snippet = kael_source.extract_symbol(path, rendered, "TensorImpl::validate")
     lines = rendered.split("\n")
@@ -176,8 +176,8 @@ def test_call_operators_are_found():
     text = "struct Deleter {\n    void operator()(int* p) const noexcept { delete p; }\n};\n"
     assert kael_source.extract_symbol("x.h", text, "operator()").text.startswith("void operator()(int* p)")
     # At stage 3 the deleter frees the block itself; from stage 9 on it hands it to the cache.
-    real = kael_source.read_source(ROOT, "kael/src/storage.cpp", stage=3)
-    assert "free_block" in kael_source.extract_symbol("kael/src/storage.cpp", real,
+    real = kael_source.read_source(ROOT, "kael/src/core/storage.cpp", stage=3)
+    assert "free_block" in kael_source.extract_symbol("kael/src/core/storage.cpp", real,
                                                       "Storage::BlockDeleter::operator()").text
 
 
@@ -301,13 +301,14 @@ def test_a_region_missing_at_the_chapters_stage_fails(tmp_path, monkeypatch):
     (tmp_path / "chapters" / "stages.toml").write_text(
         (ROOT / "chapters" / "stages.toml").read_text())
     (tmp_path / "kael" / "src").mkdir(parents=True)
-    (tmp_path / "kael" / "src" / "version.cpp").write_text(
+    (tmp_path / "kael" / "src" / "core").mkdir(parents=True, exist_ok=True)
+    (tmp_path / "kael" / "src" / "core" / "version.cpp").write_text(
         "int a;\n//> stage 4\n// book-region: later\nint b;\n// end-book-region: later\n//< stage 4\n")
     monkeypatch.setattr(kael_hook, "ROOT", tmp_path)
-    render('{{ code("kael/src/version.cpp", region="later") }}', CHAPTER_02)
+    render('{{ code("kael/src/core/version.cpp", region="later") }}', CHAPTER_02)
     assert "not at stage 3, this chapter's stage: region 'later' not found" in kael_hook._errors[0]
     assert "stage 4 adds it" in kael_hook._errors[0]
-    assert "int b;" in render('{{ code("kael/src/version.cpp", region="later") }}', "chapters/03-views.md")
+    assert "int b;" in render('{{ code("kael/src/core/version.cpp", region="later") }}', "chapters/03-views.md")
     assert not kael_hook._errors
 
 
@@ -385,7 +386,7 @@ def test_broken_reference_fails_the_mkdocs_build(tmp_path):
     without --strict, and the log names the page and the reference."""
     docs = tmp_path / "docs"
     docs.mkdir()
-    (docs / "index.md").write_text('# Demo\n\n{{ code("kael/src/storage.cpp", "Storage::renamed") }}\n')
+    (docs / "index.md").write_text('# Demo\n\n{{ code("kael/src/core/storage.cpp", "Storage::renamed") }}\n')
     (tmp_path / "mkdocs.yml").write_text(textwrap.dedent(f"""\
         site_name: demo
         docs_dir: docs
@@ -395,4 +396,4 @@ def test_broken_reference_fails_the_mkdocs_build(tmp_path):
     result = subprocess.run(["mkdocs", "build", "-f", str(tmp_path / "mkdocs.yml")],
                             capture_output=True, text=True)
     assert result.returncode != 0
-    assert 'index.md:3: code("kael/src/storage.cpp", "Storage::renamed") does not resolve' in result.stderr
+    assert 'index.md:3: code("kael/src/core/storage.cpp", "Storage::renamed") does not resolve' in result.stderr

@@ -118,17 +118,29 @@ class Manifest:
         return any(_covers(entry, path) for entry in self.tooling)
 
     def introduced_in(self, path: str) -> int:
-        """The stage that introduces a file. Raises StageError unless exactly one does."""
-        owners = [s.number for s in self.stages for entry in s.files if _covers(entry, path)]
-        if self.is_tooling(path):
-            owners.append(0)
+        """The stage that introduces a file. Raises StageError unless exactly one does.
+
+        The most specific entry decides: a file named exactly wins over a folder that holds
+        it, and a deeper folder over a shallower one, so a later stage can add one file to a
+        folder an earlier stage introduced (stage 8 adds kael/src/autograd/move.cpp). Two
+        entries of the same specificity for one file are a mistake.
+        """
+        owners = [(_specificity(entry), s.number) for s in self.stages for entry in s.files if _covers(entry, path)]
+        owners += [(_specificity(entry), 0) for entry in self.tooling if _covers(entry, path)]
         if not owners:
             raise StageError(path, None, f"no stage introduces this file; add it to a stage's files "
                              f"in {MANIFEST}, or to [tooling]")
-        if len(owners) > 1:
-            names = ", ".join("tooling" if n == 0 else f"stage {n}" for n in owners)
+        best = max(rank for rank, _ in owners)
+        winners = [number for rank, number in owners if rank == best]
+        if len(winners) > 1:
+            names = ", ".join("tooling" if n == 0 else f"stage {n}" for n in winners)
             raise StageError(path, None, f"listed more than once in {MANIFEST} ({names})")
-        return owners[0]
+        return winners[0]
+
+
+def _specificity(entry: str) -> tuple[int, int]:
+    """How closely an entry names a file: exact paths first, then deeper folders."""
+    return (0 if entry.endswith("/") else 1, entry.count("/"))
 
 
 def _covers(entry: str, path: str) -> bool:

@@ -8,7 +8,7 @@ stages from the same marker machinery that writes the tags (scripts/lib/kael_sta
 and looks for each changed path in the section.
 
 A path counts as named when the section contains it in full, as written from the
-repository root (`kael/src/shape.cpp`, not `shape.cpp`). A new file inside a directory that
+repository root (`kael/src/core/shape.cpp`, not `shape.cpp`). A new file inside a directory that
 the manifest introduces as a whole (an entry ending in "/", such as an exercise
 directory) also counts as named when the section names that directory or a directory
 below it. A changed file must always be named itself.
@@ -111,10 +111,10 @@ def test_build_it_yourself_names_every_file_the_stage_adds_or_changes(stage_tree
 
 
 def test_a_path_is_named_only_in_full():
-    text = "Add `kael/CMakeLists.txt` and `src/shape.cpp`, then kael/include/kael/shape.h."
+    text = "Add `kael/CMakeLists.txt` and `src/core/shape.cpp`, then kael/include/kael/shape.h."
     assert names(text, "kael/CMakeLists.txt")
     assert not names(text, "CMakeLists.txt")
-    assert not names(text, "kael/src/shape.cpp")
+    assert not names(text, "kael/src/core/shape.cpp")
     assert names(text, "kael/include/kael/shape.h")
     assert not names("`kael/include/kael/shape.hpp`", "kael/include/kael/shape.h")
     assert names_directory("the directory `exercises/02-core` holds", "exercises/02-core/")

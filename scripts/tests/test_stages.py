@@ -102,7 +102,7 @@ def test_stage_trees_grow_and_leave_later_code_out(tmp_path):
     assert (written, removed) == (len(three), 0)
     assert kael_stages.write_tree(three, tmp_path) == (0, 0)
     written, removed = kael_stages.write_tree(one, tmp_path)
-    assert removed == len(set(three) - set(one)) and not (tmp_path / "kael/src/shape.cpp").exists()
+    assert removed == len(set(three) - set(one)) and not (tmp_path / "kael/src/core/shape.cpp").exists()
 
 
 def test_tag_chapters_is_idempotent_and_leaves_main_alone(tmp_path):

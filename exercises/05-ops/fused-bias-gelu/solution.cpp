@@ -1,6 +1,6 @@
 // Reference solution of exercise 05.2.
 #include "exercise.h"
-#include "internal/gelu.h"
+#include "kernels/cpu/gelu.h"
 #include "kael/error.h"
 #include "kael/factory.h"
 
@@ -42,7 +42,7 @@ kael::Tensor bias_gelu(const kael::Tensor& x, const kael::Tensor& bias, std::str
         T* result = out.data_ptr<T>();
         const std::int64_t width = x.size(-1);
         const std::int64_t count = out.numel();
-        // kael::gelu's own element functions (src/internal/gelu.h), so the two agree.
+        // kael::gelu's own element functions (src/kernels/cpu/gelu.h), so the two agree.
         if (tanh_form) {
             bias_gelu_rows(in, b, result, count, width, [](T v) { return kael::detail::gelu_tanh(v); });
         } else {

@@ -4,9 +4,9 @@
 #include <cmath>
 #include <type_traits>
 
-#include "internal/elementwise.h"
-#include "internal/extreme.h"
-#include "internal/integer_math.h"
+#include "kernels/cpu/elementwise.h"
+#include "kernels/cpu/extreme.h"
+#include "kernels/cpu/integer_math.h"
 #include "kael/factory.h"
 //> stage 7
 #include "autograd/recording.h"

@@ -6,7 +6,7 @@
 #include <functional>
 #include <type_traits>
 
-#include "internal/elementwise.h"
+#include "kernels/cpu/elementwise.h"
 #include "kael/factory.h"
 //> stage 7
 #include "autograd/recording.h"

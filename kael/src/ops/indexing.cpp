@@ -4,7 +4,7 @@
 #include <algorithm>
 #include <cstring>
 
-#include "internal/elementwise.h"
+#include "kernels/cpu/elementwise.h"
 #include "kael/factory.h"
 #include "kael/ops/compare.h"
 //> stage 7

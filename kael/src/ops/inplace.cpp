@@ -1,11 +1,11 @@
 // In-place operations. Each one checks that its tensor can be written, protects its inputs
 // from partial aliasing, runs the ordinary kernel with this tensor as the output, and
 // bumps the storage's version counter so that autograd (chapter 06) can tell.
-#include "internal/inplace.h"
+#include "ops/inplace.h"
 
-#include "internal/clamp.h"
-#include "internal/elementwise.h"
-#include "internal/integer_math.h"
+#include "kernels/cpu/clamp.h"
+#include "kernels/cpu/elementwise.h"
+#include "kernels/cpu/integer_math.h"
 #include "kael/broadcast.h"
 #include "kael/factory.h"
 #include "kael/ops/binary.h"

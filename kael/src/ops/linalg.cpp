@@ -4,7 +4,7 @@
 #include <atomic>
 #include <type_traits>
 
-#include "internal/gemm.h"
+#include "kernels/cpu/gemm.h"
 #include "kael/broadcast.h"
 #include "kael/factory.h"
 //> stage 7

@@ -5,8 +5,8 @@
 #include <cmath>
 #include <limits>
 
-#include "internal/fast_exp.h"
-#include "internal/simd.h"
+#include "kernels/cpu/fast_exp.h"
+#include "kernels/cpu/simd.h"
 #include "kael/factory.h"
 #include "kael/ops/binary.h"
 #include "kael/ops/indexing.h"
@@ -48,7 +48,7 @@ template <typename PerRow> Tensor along_rows(const Tensor& t, std::int64_t dim, 
 
 // The row loops below keep kVectors independent vectors of partial results: one vector
 // would be one long chain of dependent instructions, each waiting for the last. They are
-// explicit vectors (internal/simd.h) because, written over a plain array of 16 floats,
+// explicit vectors (kernels/cpu/simd.h) because, written over a plain array of 16 floats,
 // GCC 12 left the maximum scalar, with 38% of softmax's profile. Both are kept out
 // of line, one call per row, so that scripts/check-vectorization can find their loops.
 constexpr std::size_t kVectors = 4;

@@ -10,9 +10,9 @@
 #include <limits>
 #include <type_traits>
 
-#include "internal/extreme.h"
-#include "internal/integer_math.h"
-#include "internal/simd.h"
+#include "kernels/cpu/extreme.h"
+#include "kernels/cpu/integer_math.h"
+#include "kernels/cpu/simd.h"
 #include "kael/factory.h"
 //> stage 7
 #include "autograd/recording.h"

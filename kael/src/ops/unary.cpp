@@ -5,12 +5,12 @@
 #include <numbers>
 #include <type_traits>
 
-#include "internal/clamp.h"
-#include "internal/elementwise.h"
-#include "internal/fast_exp.h"
-#include "internal/fast_tanh.h"
-#include "internal/gelu.h"
-#include "internal/integer_math.h"
+#include "kernels/cpu/clamp.h"
+#include "kernels/cpu/elementwise.h"
+#include "kernels/cpu/fast_exp.h"
+#include "kernels/cpu/fast_tanh.h"
+#include "kernels/cpu/gelu.h"
+#include "kernels/cpu/integer_math.h"
 #include "kael/ops/binary.h"
 //> stage 7
 #include "autograd/recording.h"

@@ -3,7 +3,7 @@
 #include <new>
 #include <utility>
 
-#include "internal/device_backend.h"
+#include "core/device_backend.h"
 //> stage 9
 #include "kael/allocator.h"
 //< stage 9

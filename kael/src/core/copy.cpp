@@ -1,4 +1,4 @@
-#include "internal/copy.h"
+#include "core/copy.h"
 
 namespace kael::detail {
 

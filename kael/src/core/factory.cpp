@@ -6,7 +6,7 @@
 #include <type_traits>
 #include <utility>
 
-#include "internal/device_backend.h"
+#include "core/device_backend.h"
 #include "kael/checked_math.h"
 
 namespace kael {

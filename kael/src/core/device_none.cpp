@@ -1,6 +1,6 @@
 // The device backend of a build without CUDA: no device is available, and every operation
 // that would touch device memory throws the same message.
-#include "internal/device_backend.h"
+#include "core/device_backend.h"
 
 namespace kael::device {
 namespace {

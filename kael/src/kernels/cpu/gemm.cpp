@@ -7,8 +7,8 @@
 #include <string_view>
 #include <type_traits>
 
-#include "internal/gemm.h"
-#include "internal/integer_math.h"
+#include "kernels/cpu/gemm.h"
+#include "kernels/cpu/integer_math.h"
 #include "kael/error.h"
 
 namespace kael::detail {
@@ -23,7 +23,7 @@ namespace kael::detail {
 #pragma GCC target("avx512f,avx512vl,avx512dq,avx2,fma,prefer-vector-width=512")
 namespace avx512 {
 constexpr int kVectorBytes = 64;  // one zmm register
-#include "internal/gemm_kernel.inc"
+#include "kernels/cpu/gemm_kernel.inc"
 }  // namespace avx512
 #pragma GCC pop_options
 
@@ -31,14 +31,14 @@ constexpr int kVectorBytes = 64;  // one zmm register
 #pragma GCC target("avx2,fma")
 namespace avx2 {
 constexpr int kVectorBytes = 32;  // one ymm register
-#include "internal/gemm_kernel.inc"
+#include "kernels/cpu/gemm_kernel.inc"
 }  // namespace avx2
 #pragma GCC pop_options
 #endif
 
 namespace generic {
 constexpr int kVectorBytes = 16;  // one xmm register: SSE2 is part of every x86-64 CPU
-#include "internal/gemm_kernel.inc"
+#include "kernels/cpu/gemm_kernel.inc"
 }  // namespace generic
 
 namespace {

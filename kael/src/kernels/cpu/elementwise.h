@@ -12,7 +12,7 @@
 #include "kael/factory.h"
 #include "kael/kernels.h"
 //> stage 9
-#include "internal/streaming_store.h"
+#include "kernels/cpu/streaming_store.h"
 //< stage 9
 
 namespace kael::detail {

@@ -1,6 +1,6 @@
 #include "kael/device.h"
 
-#include "internal/device_backend.h"
+#include "core/device_backend.h"
 
 namespace kael {
 

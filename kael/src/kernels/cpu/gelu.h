@@ -12,7 +12,7 @@
 #include <numbers>
 #include <type_traits>
 
-#include "internal/fast_exp.h"
+#include "kernels/cpu/fast_exp.h"
 
 namespace kael::detail {
 

@@ -3,8 +3,8 @@
 #include <cstring>
 #include <utility>
 
-#include "internal/copy.h"
-#include "internal/device_backend.h"
+#include "core/copy.h"
+#include "core/device_backend.h"
 #include "kael/factory.h"
 //> stage 7
 #include "autograd/recording.h"

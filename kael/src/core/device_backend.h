@@ -1,6 +1,6 @@
 #pragma once
 // The device backend: the handful of memory operations that Storage and Tensor need on a
-// device other than the CPU. src/device_none.cpp implements them for builds without CUDA
+// device other than the CPU. src/core/device_none.cpp implements them for builds without CUDA
 // (each throws); the CUDA backend of chapter 09 implements them with the CUDA runtime.
 //
 // Pointers passed to these functions are device addresses: host code must not dereference

@@ -11,8 +11,8 @@
 #include <mutex>
 #include <new>
 
-#include "internal/block_cache.h"
-#include "internal/device_backend.h"
+#include "allocator/block_cache.h"
+#include "core/device_backend.h"
 #include "kael/error.h"
 #include "kael/storage.h"
 

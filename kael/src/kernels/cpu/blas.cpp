@@ -1,6 +1,6 @@
 // The optional BLAS path: float and double products through cblas_sgemm and cblas_dgemm.
 // Compiled with KAEL_HAS_BLAS when CMake found a BLAS library (KAEL_USE_BLAS).
-#include "internal/gemm.h"
+#include "kernels/cpu/gemm.h"
 #include <algorithm>
 //> stage 8
 #include <cctype>
