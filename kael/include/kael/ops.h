@@ -5,6 +5,7 @@
 #include "kael/ops/binary.h"
 #include "kael/ops/compare.h"
 #include "kael/ops/indexing.h"
+#include "kael/ops/inplace.h"
 #include "kael/ops/join.h"
 #include "kael/ops/linalg.h"
 #include "kael/ops/nn.h"

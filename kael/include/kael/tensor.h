@@ -388,4 +388,12 @@ private:
 /// caller's stream flags are left untouched.
 std::ostream& operator<<(std::ostream& os, const Tensor& t);
 
+/// A new contiguous tensor with t's elements converted to `target`: the copy behind
+/// Tensor::to(DType), which returns t itself when the dtype already matches.
+[[nodiscard]] Tensor to_copy(const Tensor& t, DType target);
+/// A new contiguous tensor with t's elements on `target`: the copy behind Tensor::to(Device).
+[[nodiscard]] Tensor to_copy(const Tensor& t, Device target);
+/// t.clone(): a new contiguous tensor with its own storage.
+[[nodiscard]] Tensor clone(const Tensor& t);
+
 }  // namespace kael

@@ -12,9 +12,12 @@
 namespace kael {
 //> stage 7
 
-namespace autograd {
-struct AutogradMeta;
-}  // namespace autograd
+/// What the core knows of a tensor's autograd state (chapter 06): that it may exist, and how
+/// to destroy it. The autograd layer derives its AutogradMeta from this interface and is the
+/// only code that looks inside, so core code, which sits below autograd, never includes it.
+struct AutogradMetaInterface {
+    virtual ~AutogradMetaInterface() = default;
+};
 //< stage 7
 
 /// The interpretation of a Storage: shape, strides, offset, dtype and device.
@@ -25,8 +28,6 @@ struct AutogradMeta;
 /// a Tensor. Strides and offset count elements, not bytes.
 struct TensorImpl {
 //> stage 7
-    // AutogradMeta is only declared here, so these are defined in tensor_impl.cpp, where
-    // it is complete: a unique_ptr cannot destroy an incomplete type.
     /// An empty impl, to be filled field by field.
     TensorImpl();
     /// Copies the layout; the copy takes no part in autograd (its `autograd` is null).
@@ -55,7 +56,7 @@ struct TensorImpl {
 //> stage 7
     /// The autograd state (chapter 06), or null for a tensor outside autograd, which is
     /// what every tensor is until requires_grad_() or a recorded operation gives it one.
-    std::unique_ptr<autograd::AutogradMeta> autograd;
+    std::unique_ptr<AutogradMetaInterface> autograd;
 //< stage 7
 
     /// The number of elements.

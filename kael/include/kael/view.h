@@ -1,9 +1,11 @@
 #pragma once
 /// \file
-/// \brief Shape arithmetic for views, and the overlap checks that guard writes through them.
+/// \brief Shape arithmetic for views, the overlap checks that guard writes through them, and
+/// the views as functions.
 
 #include <cstdint>
 #include <optional>
+#include <vector>
 
 #include "kael/shape.h"
 #include "kael/tensor.h"
@@ -43,5 +45,36 @@ enum class MemOverlap {
 /// the identical layout. Conservative: true may also be returned for interleaved layouts
 /// that never touch the same element.
 [[nodiscard]] bool may_partially_overlap(const Tensor& a, const Tensor& b);
+
+/// \name The views as functions
+/// Tensor::as_strided, Tensor::slice and the other methods that make a view call these; each
+/// is documented at its method.
+/// @{
+
+/// t.as_strided(shape, strides, offset).
+[[nodiscard]] Tensor as_strided(const Tensor& t, const Shape& shape, const Strides& strides, std::int64_t offset);
+/// t.view(shape).
+[[nodiscard]] Tensor view(const Tensor& t, const Shape& shape);
+/// t.transpose(dim0, dim1).
+[[nodiscard]] Tensor transpose(const Tensor& t, std::int64_t dim0, std::int64_t dim1);
+/// t.permute(dims).
+[[nodiscard]] Tensor permute(const Tensor& t, const std::vector<std::int64_t>& dims);
+/// t.slice(dim, start, end, step).
+[[nodiscard]] Tensor slice(const Tensor& t, std::int64_t dim, std::optional<std::int64_t> start,
+                           std::optional<std::int64_t> end, std::int64_t step);
+/// t.select(dim, index).
+[[nodiscard]] Tensor select(const Tensor& t, std::int64_t dim, std::int64_t index);
+/// t.expand(shape).
+[[nodiscard]] Tensor expand(const Tensor& t, const Shape& shape);
+/// t.squeeze().
+[[nodiscard]] Tensor squeeze(const Tensor& t);
+/// t.squeeze(dim).
+[[nodiscard]] Tensor squeeze(const Tensor& t, std::int64_t dim);
+/// t.unsqueeze(dim).
+[[nodiscard]] Tensor unsqueeze(const Tensor& t, std::int64_t dim);
+/// t.unflatten(dim, sizes).
+[[nodiscard]] Tensor unflatten(const Tensor& t, std::int64_t dim, const Shape& sizes);
+
+/// @}
 
 }  // namespace kael

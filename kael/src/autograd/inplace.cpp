@@ -2,6 +2,7 @@
 #include "autograd/inplace.h"
 
 #include "kael/error.h"
+#include "ops/native.h"
 
 namespace kael::autograd {
 
@@ -48,7 +49,7 @@ Tensor& inplace_through_graph(Tensor& self, const char* op, const std::function<
     const Tensor result = computed.to(self.dtype());
     {
         const NoGradGuard no_grad;
-        self.copy_(result);  // the ordinary in-place path: writability checks, version bump
+        native::copy_(self, result);  // the ordinary in-place path: writability checks, version bump
     }
     AutogradMeta& meta = ensure_meta(self);
     const AutogradMeta* produced = meta_of(result);

@@ -47,7 +47,7 @@ void release_node(std::shared_ptr<Node> node) noexcept {
 
 AutogradMeta::~AutogradMeta() {
     if (view_base != nullptr && view_base->autograd != nullptr) {
-        view_base->autograd->live_views.fetch_sub(1, std::memory_order_relaxed);
+        meta_of(*view_base)->live_views.fetch_sub(1, std::memory_order_relaxed);
     }
     release_node(std::move(grad_fn));
 }
@@ -87,12 +87,12 @@ void Node::run_hooks(Grads& grads) { apply_hooks(pre_hooks_, grads); }
 AccumulateGrad::AccumulateGrad(std::shared_ptr<TensorImpl> leaf) : Node("AccumulateGrad"), leaf_(std::move(leaf)) {}
 
 void AccumulateGrad::run_hooks(Grads& grads) {
-    apply_hooks(leaf_->autograd->hooks, grads);
+    apply_hooks(meta_of(*leaf_)->hooks, grads);
     Node::run_hooks(grads);
 }
 
 Grads AccumulateGrad::apply(Grads grads) {
-    AutogradMeta& meta = *leaf_->autograd;
+    AutogradMeta& meta = *meta_of(*leaf_);
     Tensor grad = std::move(*grads.at(0));
     if (!meta.grad) {
         // With create_graph the gradient keeps its history, so it can be differentiated.

@@ -41,11 +41,11 @@ const Tensor* pointer_of(const Tensor* input) noexcept { return input; }
 }  // namespace
 
 AutogradMeta& ensure_meta(const Tensor& t) {
-    std::unique_ptr<AutogradMeta>& meta = ImplAccess::impl(t).autograd;
-    if (meta == nullptr) {
-        meta = std::make_unique<AutogradMeta>();
+    TensorImpl& impl = ImplAccess::impl(t);
+    if (impl.autograd == nullptr) {
+        impl.autograd = std::make_unique<AutogradMeta>();
     }
-    return *meta;
+    return *meta_of(impl);
 }
 
 bool should_record(std::initializer_list<Input> inputs) noexcept {
@@ -156,23 +156,8 @@ void record_view(const Tensor& out, const Tensor& base, const char* name, Formul
     const AutogradMeta* base_meta = meta_of(base);
     std::shared_ptr<TensorImpl> root =
         base_meta->view_base != nullptr ? base_meta->view_base : ImplAccess::shared(base);
-    root->autograd->live_views.fetch_add(1, std::memory_order_relaxed);
+    meta_of(*root)->live_views.fetch_add(1, std::memory_order_relaxed);
     view->view_base = std::move(root);
-}
-
-void record_to(const Tensor& out, const Tensor& source) {
-    if (should_record(source)) {
-        record(out, "ToCopyBackward", {source},
-               [dtype = source.dtype(), device = source.device()](const Tensor& grad, Node&) {
-                   return Grads{grad.to(dtype).to(device)};
-               });
-    }
-}
-
-void record_clone(const Tensor& out, const Tensor& source) {
-    if (should_record(source)) {
-        record(out, "CloneBackward", {source}, [](const Tensor& grad, Node&) { return Grads{grad}; });
-    }
 }
 
 Tensor sum_to(const Tensor& grad, const Shape& shape) {

@@ -1,21 +1,18 @@
 #pragma once
-// Recording the graph: what every differentiable operation calls after computing its
-// result. Internal to the library; users see the graph only through Tensor's autograd
-// members and kael/autograd/*.h.
+// Recording the graph: the narrow interface through which the differentiable functions
+// (autograd/functions/) attach a result to the graph. Internal to the library; users see the
+// graph only through Tensor's autograd members and kael/autograd/*.h.
 //
-// An operation records in three steps:
+// A function records when should_record() says an input requires grad, with a node that
+// holds its backward formula and the tensors the formula reads:
 //
-//     Tensor out = ...;                                   // the forward result
-//     if (autograd::should_record(a, b)) {                // grad mode on, an input requires grad
-//         autograd::record(out, "MulBackward", {a, b},
-//                          [a = autograd::SavedTensor(a), b = autograd::SavedTensor(b)](
-//                              const Tensor& grad, autograd::Node& node) {
-//                              return autograd::Grads{mul(grad, b.unpack(node)), mul(grad, a.unpack(node))};
-//                          });
-//     }
+//     autograd::record(out, "MulBackward", {a, b},
+//                      [a = autograd::SavedTensor(a), b = autograd::SavedTensor(b)](
+//                          const Tensor& grad, autograd::Node& node) {
+//                          return autograd::Grads{mul(grad, b.unpack(node)), mul(grad, a.unpack(node))};
+//                      });
 //
-// The formula is ordinary kael code, so when the engine runs it with grad mode on
-// (create_graph) it records a graph of its own, and gradients can be differentiated again.
+// autograd/functions/function.h wraps these steps into the few shapes formulas take.
 #include <cstdint>
 #include <functional>
 #include <initializer_list>
@@ -37,8 +34,14 @@ struct ImplAccess {
     static const std::shared_ptr<TensorImpl>& shared(const Tensor& t) noexcept { return t.impl_; }
 };
 
+// The impl's AutogradMeta, or null when it has none. The impl holds it as the core's
+// opaque AutogradMetaInterface; every meta is made by ensure_meta, so it is an AutogradMeta.
+[[nodiscard]] inline AutogradMeta* meta_of(const TensorImpl& impl) noexcept {
+    return static_cast<AutogradMeta*>(impl.autograd.get());
+}
+
 // The tensor's AutogradMeta, or null when it has none.
-[[nodiscard]] inline AutogradMeta* meta_of(const Tensor& t) noexcept { return ImplAccess::impl(t).autograd.get(); }
+[[nodiscard]] inline AutogradMeta* meta_of(const Tensor& t) noexcept { return meta_of(ImplAccess::impl(t)); }
 
 // The tensor's AutogradMeta, created on first use.
 AutogradMeta& ensure_meta(const Tensor& t);
@@ -104,42 +107,9 @@ void record(const Tensor& out, const char* name, std::initializer_list<Input> in
 // record() for operations with a list of inputs (cat, stack).
 void record(const Tensor& out, const char* name, const std::vector<const Tensor*>& inputs, Formula formula);
 
-// The shapes most element-wise formulas take: the gradient of `out = f(t)` as a function of
-// the gradient and the saved input (record_from_input), the saved output
-// (record_from_output), or the gradient alone (record_linear). Each records only when
-// should_record(t) holds, and saves only what its formula reads.
-template <typename Backward>
-void record_from_input(const Tensor& out, const Tensor& t, const char* name, Backward backward) {
-    if (should_record(t)) {
-        record(out, name, {t}, [input = SavedTensor(t), backward](const Tensor& grad, Node& node) {
-            return Grads{backward(grad, input.unpack(node))};
-        });
-    }
-}
-
-template <typename Backward>
-void record_from_output(const Tensor& out, const Tensor& t, const char* name, Backward backward) {
-    if (should_record(t)) {
-        record(out, name, {t}, [result = SavedTensor::output(out), backward](const Tensor& grad, Node& node) {
-            return Grads{backward(grad, result.unpack(node))};
-        });
-    }
-}
-
-template <typename Backward> void record_linear(const Tensor& out, const Tensor& t, const char* name, Backward backward) {
-    if (should_record(t)) {
-        record(out, name, {t}, [backward](const Tensor& grad, Node&) { return Grads{backward(grad)}; });
-    }
-}
-
 // record() for a view: `out` shares `base`'s storage, so it is also registered as a view
 // of it, and in-place writes through either are refused while both exist.
 void record_view(const Tensor& out, const Tensor& base, const char* name, Formula formula);
-
-// The records of the conversions in tensor.cpp (the seed's record_* hooks): the gradient
-// of to(dtype) or to(device) converts back, and a clone passes the gradient unchanged.
-void record_to(const Tensor& out, const Tensor& source);
-void record_clone(const Tensor& out, const Tensor& source);
 
 // Registers retain_grad()'s hook on the current grad_fn of `t`: when the tensor asks for it
 // (tensor_autograd.cpp), and again when an in-place rebase gives it a new grad_fn (inplace.cpp).

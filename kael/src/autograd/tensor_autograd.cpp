@@ -13,7 +13,7 @@ using autograd::AutogradMeta;
 using autograd::meta_of;
 
 bool Tensor::requires_grad() const noexcept {
-    const AutogradMeta* meta = impl_->autograd.get();
+    const AutogradMeta* meta = meta_of(*impl_);
     return meta != nullptr && (meta->requires_grad || meta->grad_fn != nullptr);
 }
 
@@ -31,20 +31,20 @@ Tensor& Tensor::requires_grad_(bool requires_grad) {
     return *this;
 }
 
-bool Tensor::is_leaf() const noexcept { return impl_->autograd == nullptr || impl_->autograd->grad_fn == nullptr; }
+bool Tensor::is_leaf() const noexcept { return impl_->autograd == nullptr || meta_of(*impl_)->grad_fn == nullptr; }
 
 std::shared_ptr<autograd::Node> Tensor::grad_fn() const noexcept {
-    return impl_->autograd == nullptr ? nullptr : impl_->autograd->grad_fn;
+    return impl_->autograd == nullptr ? nullptr : meta_of(*impl_)->grad_fn;
 }
 
 std::optional<Tensor> Tensor::grad() const {
-    return impl_->autograd == nullptr ? std::nullopt : impl_->autograd->grad;
+    return impl_->autograd == nullptr ? std::nullopt : meta_of(*impl_)->grad;
 }
 
 void Tensor::set_grad(const std::optional<Tensor>& grad) {
     if (!grad) {
         if (impl_->autograd != nullptr) {
-            impl_->autograd->grad.reset();
+            meta_of(*impl_)->grad.reset();
         }
         return;
     }
@@ -64,10 +64,10 @@ namespace {
 autograd::GradHook retaining_hook(const std::shared_ptr<TensorImpl>& impl, const autograd::Node* owner) {
     return [weak = std::weak_ptr<TensorImpl>(impl), owner](const Tensor& grad) -> std::optional<Tensor> {
         const std::shared_ptr<TensorImpl> target = weak.lock();
-        if (target == nullptr || target->autograd == nullptr || target->autograd->grad_fn.get() != owner) {
+        if (target == nullptr || target->autograd == nullptr || meta_of(*target)->grad_fn.get() != owner) {
             return std::nullopt;
         }
-        std::optional<Tensor>& kept = target->autograd->grad;
+        std::optional<Tensor>& kept = meta_of(*target)->grad;
         if (!kept) {
             kept = autograd::is_grad_enabled() ? grad : grad.clone();
         } else {
@@ -90,29 +90,29 @@ void retain_grad_on_node(const Tensor& t) {
 
 void Tensor::retain_grad() const {
     KAEL_CHECK(requires_grad(), "can't retain_grad on a tensor that does not require grad");
-    if (is_leaf() || impl_->autograd->retains_grad) {
+    if (is_leaf() || meta_of(*impl_)->retains_grad) {
         return;  // a leaf keeps its gradient anyway
     }
-    impl_->autograd->retains_grad = true;
+    meta_of(*impl_)->retains_grad = true;
     autograd::retain_grad_on_node(*this);
 }
 
 bool Tensor::retains_grad() const noexcept {
-    const AutogradMeta* meta = impl_->autograd.get();
+    const AutogradMeta* meta = meta_of(*impl_);
     return meta != nullptr && (meta->retains_grad || (meta->grad_fn == nullptr && meta->requires_grad));
 }
 
 void Tensor::register_hook(autograd::GradHook hook) const {
     KAEL_CHECK(requires_grad(), "cannot register a hook on a tensor that does not require grad");
     if (is_leaf()) {
-        impl_->autograd->hooks.push_back(std::move(hook));
+        meta_of(*impl_)->hooks.push_back(std::move(hook));
     } else {
-        impl_->autograd->grad_fn->add_pre_hook(std::move(hook));
+        meta_of(*impl_)->grad_fn->add_pre_hook(std::move(hook));
     }
 }
 
 Tensor& Tensor::detach_() {
-    AutogradMeta* meta = impl_->autograd.get();
+    AutogradMeta* meta = meta_of(*impl_);
     if (meta == nullptr) {
         return *this;
     }

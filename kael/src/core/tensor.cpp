@@ -6,9 +6,6 @@
 #include "core/copy.h"
 #include "core/device_backend.h"
 #include "kael/factory.h"
-//> stage 7
-#include "autograd/recording.h"
-//< stage 7
 
 namespace kael {
 
@@ -66,54 +63,57 @@ double Tensor::item() const {
     return dispatch(dtype(), [&]<typename T>() { return convert_value<double>(item<T>()); });
 }
 
-Tensor Tensor::to(DType target) const {
-    if (target == dtype()) {
-        return *this;
-    }
-    Tensor out = empty(shape(), target, device());
-    detail::convert_strided(out, *this);
-//> stage 7
-    autograd::record_to(out, *this);
-//< stage 7
-    return out;
-}
+Tensor Tensor::to(DType target) const { return target == dtype() ? *this : kael::to_copy(*this, target); }
 
-Tensor Tensor::to(Device target) const {
-    if (target == device()) {
-        return *this;
-    }
-    const Tensor source = contiguous();
-    Tensor out = empty(shape(), dtype(), target);
-    if (nbytes() > 0) {
-        if (target == Device::CPU) {
-            device::copy_to_host(out.device_data(), source.device_data(), nbytes());
-        } else {
-            device::copy_to_device(out.device_data(), source.device_data(), nbytes());
-        }
-    }
-//> stage 7
-    autograd::record_to(out, *this);
-//< stage 7
-    return out;
-}
+Tensor Tensor::to(Device target) const { return target == device() ? *this : kael::to_copy(*this, target); }
 
-Tensor Tensor::clone() const {
-    Tensor out = empty(shape(), dtype(), device());
-    if (!is_contiguous()) {
-        detail::convert_strided(out, *this);
-    } else if (nbytes() > 0) {  // memcpy must not see the null pointer of an empty storage
-        if (device() == Device::CPU) {
-            std::memcpy(out.data_ptr_raw(), data_ptr_raw(), static_cast<std::size_t>(nbytes()));
-        } else {
-            device::copy_within_device(out.device_data(), device_data(), nbytes());
-        }
-    }
-//> stage 7
-    autograd::record_clone(out, *this);
-//< stage 7
-    return out;
-}
+Tensor Tensor::clone() const { return kael::clone(*this); }
 
 Tensor Tensor::contiguous() const { return is_contiguous() ? *this : clone(); }
 
 }  // namespace kael
+
+//> until 7
+//| namespace kael {
+//< until 7
+//> stage 7
+// From chapter 06 on these are the copies below autograd: kael::clone, which Tensor::clone
+// calls, is the autograd layer's (autograd/functions/copy.cpp), which copies here and records
+// CloneBackward.
+namespace kael::native {
+//< stage 7
+
+Tensor to_copy(const Tensor& self, DType target) {
+    Tensor out = empty(self.shape(), target, self.device());
+    detail::convert_strided(out, self);
+    return out;
+}
+
+Tensor to_copy(const Tensor& self, Device target) {
+    const Tensor source = self.contiguous();
+    Tensor out = empty(self.shape(), self.dtype(), target);
+    if (self.nbytes() > 0) {
+        if (target == Device::CPU) {
+            device::copy_to_host(out.device_data(), source.device_data(), self.nbytes());
+        } else {
+            device::copy_to_device(out.device_data(), source.device_data(), self.nbytes());
+        }
+    }
+    return out;
+}
+
+Tensor clone(const Tensor& self) {
+    Tensor out = empty(self.shape(), self.dtype(), self.device());
+    if (!self.is_contiguous()) {
+        detail::convert_strided(out, self);
+    } else if (self.nbytes() > 0) {  // memcpy must not see the null pointer of an empty storage
+        if (self.device() == Device::CPU) {
+            std::memcpy(out.data_ptr_raw(), self.data_ptr_raw(), static_cast<std::size_t>(self.nbytes()));
+        } else {
+            device::copy_within_device(out.device_data(), self.device_data(), self.nbytes());
+        }
+    }
+    return out;
+}
+
+}  // namespace

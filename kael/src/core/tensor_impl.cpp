@@ -1,9 +1,6 @@
 #include "kael/tensor_impl.h"
 
 #include "kael/checked_math.h"
-//> stage 7
-#include "kael/autograd/meta.h"
-//< stage 7
 
 namespace kael {
 //> stage 7

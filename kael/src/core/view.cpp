@@ -8,48 +8,30 @@
 #include <utility>
 
 #include "kael/checked_math.h"
-//> stage 7
-#include "autograd/recording.h"
-#include "autograd/views.h"
-//< stage 7
 
 namespace kael {
 namespace {
 
 std::size_t position(std::int64_t dim) { return static_cast<std::size_t>(dim); }
 
-}  // namespace
-
 // ---- the funnel ---------------------------------------------------------------------------
 
-Tensor Tensor::as_strided(const Shape& shape, const Strides& strides, std::int64_t offset) const {
+// The funnel of every view: a new impl over self's storage with the given metadata,
+// validated like any other tensor. as_strided, each named view and detach() come here.
+Tensor make_view(const Tensor& self, const Shape& shape, const Strides& strides, std::int64_t offset) {
     auto view = std::make_shared<TensorImpl>();
-    view->storage = impl_->storage;  // shared: the view reads and writes the same bytes
+    view->storage = self.impl()->storage;  // shared: the view reads and writes the same bytes
     view->shape = shape;
     view->strides = strides;
     view->offset = offset;
-    view->dtype = dtype();
-    view->device = device();
-//> until 7
-//|     return Tensor::from_impl(std::move(view));
-//< until 7
-//> stage 7
-    Tensor out = Tensor::from_impl(std::move(view));
-    if (autograd::should_record(*this)) {
-        // A direct call records the general node; the named views below call this funnel
-        // with recording off and record a node that knows which view they made.
-        autograd::record_view(out, *this, "AsStridedBackward",
-                              [base_shape = this->shape(), base_strides = this->strides(), base_offset = this->offset(),
-                               shape, strides, offset](const Tensor& grad, autograd::Node&) {
-                                  return autograd::Grads{autograd::as_strided_backward(
-                                      grad, base_shape, base_strides, base_offset, shape, strides, offset)};
-                              });
-    }
-    return out;
-//< stage 7
+    view->dtype = self.dtype();
+    view->device = self.device();
+    return Tensor::from_impl(std::move(view));
 }
 
-// ---- view and reshape -----------------------------------------------------------------------
+}  // namespace
+
+// ---- shape arithmetic for view and reshape -------------------------------------------------
 
 Shape infer_size(const Shape& shape, std::int64_t count) {
     std::optional<std::size_t> inferred;
@@ -126,65 +108,218 @@ std::optional<Strides> view_strides(const Shape& old_shape, const Strides& old_s
     return new_strides;
 }
 
-Tensor Tensor::view(const Shape& shape) const {
-    const Shape target = infer_size(shape, numel());
-    const std::optional<Strides> strides = view_strides(this->shape(), this->strides(), target);
-    KAEL_CHECK_VALUE(strides.has_value(),
-                     "view size " << to_string(target) << " is not compatible with the size "
-                                  << to_string(this->shape()) << " and strides "
-                                  << to_string(this->strides())
-                                  << " of the input (a new dimension would span two regions "
-                                     "that are not contiguous with each other); use reshape()");
+}  // namespace kael
+
 //> until 7
-//|     return as_strided(target, *strides, offset());
+//| namespace kael {
 //< until 7
 //> stage 7
-    return autograd::with_view_backward(*this, [&] { return as_strided(target, *strides, offset()); }, "ViewBackward",
-                                        [](const Tensor& grad, const Shape& in) { return grad.reshape(in); });
+// From chapter 06 on these are the views below autograd: kael::slice, which Tensor::slice
+// calls, is the autograd layer's (autograd/functions/views.cpp), which makes the view here
+// and records its backward.
+namespace kael::native {
 //< stage 7
+
+Tensor as_strided(const Tensor& self, const Shape& shape, const Strides& strides, std::int64_t offset) {
+    return make_view(self, shape, strides, offset);
 }
+
+Tensor view(const Tensor& self, const Shape& shape) {
+    const Shape target = infer_size(shape, self.numel());
+    const std::optional<Strides> strides = view_strides(self.shape(), self.strides(), target);
+    KAEL_CHECK_VALUE(strides.has_value(),
+                     "view size " << to_string(target) << " is not compatible with the size "
+                                  << to_string(self.shape()) << " and strides "
+                                  << to_string(self.strides())
+                                  << " of the input (a new dimension would span two regions "
+                                     "that are not contiguous with each other); use reshape()");
+    return make_view(self, target, *strides, self.offset());
+}
+
+Tensor transpose(const Tensor& self, std::int64_t dim0, std::int64_t dim1) {
+    if (self.dim() == 0) {
+        (void)wrap_dim(dim0, 0);
+        (void)wrap_dim(dim1, 0);
+        return make_view(self, self.shape(), self.strides(), self.offset());
+    }
+    const std::size_t a = dim_position(dim0, self.dim());
+    const std::size_t b = dim_position(dim1, self.dim());
+    Shape shape = self.shape();
+    Strides strides = self.strides();
+    std::swap(shape[a], shape[b]);
+    std::swap(strides[a], strides[b]);
+    return make_view(self, shape, strides, self.offset());
+}
+
+Tensor permute(const Tensor& self, const std::vector<std::int64_t>& dims) {
+    KAEL_CHECK_VALUE(static_cast<std::int64_t>(dims.size()) == self.dim(),
+                     "permute got " << dims.size() << " dimensions " << to_string(dims)
+                                    << " for a tensor with " << self.dim() << " dimensions");
+    Shape shape(dims.size());
+    Strides strides(dims.size());
+    std::vector<bool> seen(dims.size(), false);
+    for (std::size_t i = 0; i < dims.size(); ++i) {
+        const std::size_t source = dim_position(dims[i], self.dim());
+        KAEL_CHECK_VALUE(!seen[source], "permute got dimension " << source << " twice in "
+                                                                 << to_string(dims));
+        seen[source] = true;
+        shape[i] = self.shape()[source];
+        strides[i] = self.strides()[source];
+    }
+    return make_view(self, shape, strides, self.offset());
+}
+
+Tensor slice(const Tensor& self, std::int64_t dim, std::optional<std::int64_t> start, std::optional<std::int64_t> end, std::int64_t step) {
+    const std::size_t d = dim_position(dim, self.dim());
+    KAEL_CHECK_VALUE(step > 0, "slice step must be positive, got " << step);
+    const std::int64_t size = self.shape()[d];
+    // Python slicing: a negative bound counts from the end once, and what is still out of
+    // range is clamped; an end before the start gives an empty slice.
+    std::int64_t first = start.value_or(0);
+    std::int64_t last = end.value_or(size);
+    first = std::clamp<std::int64_t>(first < 0 ? first + size : first, 0, size);
+    last = std::clamp<std::int64_t>(last < 0 ? last + size : last, first, size);
+    Shape shape = self.shape();
+    Strides strides = self.strides();
+    shape[d] = (last - first + step - 1) / step;
+    const std::int64_t offset =
+        detail::checked_add(self.offset(), detail::checked_mul(first, strides[d], "slice offset"),
+                            "slice offset");
+    strides[d] = detail::checked_mul(strides[d], step, "slice stride");
+    return make_view(self, shape, strides, offset);
+}
+
+Tensor select(const Tensor& self, std::int64_t dim, std::int64_t index) {
+    KAEL_CHECK_INDEX(self.dim() > 0, "select() cannot be applied to a 0-d tensor");
+    const std::size_t d = dim_position(dim, self.dim());
+    const std::int64_t size = self.shape()[d];
+    KAEL_CHECK_INDEX(index >= -size && index < size,
+                     "select(): index " << index << " out of range for tensor of size "
+                                        << to_string(self.shape()) << " at dimension " << d);
+    const std::int64_t wrapped = index < 0 ? index + size : index;
+    Shape shape = self.shape();
+    Strides strides = self.strides();
+    const std::int64_t offset = self.offset() + wrapped * strides[d];
+    shape.erase(shape.begin() + static_cast<std::ptrdiff_t>(d));
+    strides.erase(strides.begin() + static_cast<std::ptrdiff_t>(d));
+    return make_view(self, shape, strides, offset);
+}
+
+Tensor expand(const Tensor& self, const Shape& shape) {
+    KAEL_CHECK_VALUE(shape.size() >= self.shape().size(),
+                     "expand: the number of sizes provided (" << shape.size()
+                         << ") must be at least the number of dimensions of the tensor ("
+                         << self.dim() << ")");
+    const std::size_t added = shape.size() - self.shape().size();
+    Shape sizes(shape.size());
+    Strides strides(shape.size());
+    for (std::size_t i = shape.size(); i-- > 0;) {
+        const bool existing = i >= added;
+        std::int64_t size = existing ? self.shape()[i - added] : 1;
+        // A new leading dimension of size 1 steps over everything inside it.
+        std::int64_t stride = existing ? self.strides()[i - added]
+                                       : (i + 1 < shape.size() ? sizes[i + 1] * strides[i + 1] : 1);
+        std::int64_t target = shape[i];
+        if (target == -1) {
+            KAEL_CHECK_VALUE(existing, "expand: -1 is not allowed for the new leading dimension "
+                                           << i << " in " << to_string(shape));
+            target = size;
+        }
+        KAEL_CHECK_VALUE(target >= 0, "expand: invalid size " << target << " in " << to_string(shape));
+        if (size != target) {
+            KAEL_CHECK_VALUE(size == 1, "expand: the expanded size " << target
+                                            << " must match the existing size " << size
+                                            << " at non-singleton dimension " << i
+                                            << "; target sizes " << to_string(shape)
+                                            << ", tensor sizes " << to_string(self.shape()));
+            size = target;
+            stride = 0;  // every position along this dimension reads the same element
+        }
+        sizes[i] = size;
+        strides[i] = stride;
+    }
+    return make_view(self, sizes, strides, self.offset());
+}
+
+Tensor squeeze(const Tensor& self) {
+    Shape shape;
+    Strides strides;
+    for (std::size_t i = 0; i < self.shape().size(); ++i) {
+        if (self.shape()[i] != 1) {
+            shape.push_back(self.shape()[i]);
+            strides.push_back(self.strides()[i]);
+        }
+    }
+    return make_view(self, shape, strides, self.offset());
+}
+
+Tensor squeeze(const Tensor& self, std::int64_t dim) {
+    const std::int64_t d = wrap_dim(dim, self.dim());
+    Shape shape = self.shape();
+    Strides strides = self.strides();
+    if (self.dim() > 0 && shape[position(d)] == 1) {
+        shape.erase(shape.begin() + d);
+        strides.erase(strides.begin() + d);
+    }
+    return make_view(self, shape, strides, self.offset());
+}
+
+Tensor unsqueeze(const Tensor& self, std::int64_t dim) {
+    const std::int64_t d = wrap_dim(dim, self.dim() + 1);
+    Shape shape = self.shape();
+    Strides strides = self.strides();
+    // The new dimension has size 1, so its stride is never used to step; PyTorch picks the
+    // one that keeps a contiguous tensor contiguous.
+    const std::int64_t stride = d >= self.dim() ? 1 : shape[position(d)] * strides[position(d)];
+    shape.insert(shape.begin() + d, 1);
+    strides.insert(strides.begin() + d, stride);
+    return make_view(self, shape, strides, self.offset());
+}
+
+Tensor unflatten(const Tensor& self, std::int64_t dim, const Shape& sizes) {
+    const std::size_t d = dim_position(dim, self.dim());
+    KAEL_CHECK_VALUE(!sizes.empty(), "unflatten: sizes must not be empty");
+    const Shape split = infer_size(sizes, self.shape()[d]);
+    // Splitting one dimension is always a view: the pieces step through it row-major.
+    const Strides inner = contiguous_strides(split);
+    Shape shape = self.shape();
+    Strides strides = self.strides();
+    const std::int64_t base = strides[d];
+    shape.erase(shape.begin() + static_cast<std::ptrdiff_t>(d));
+    strides.erase(strides.begin() + static_cast<std::ptrdiff_t>(d));
+    for (std::size_t i = split.size(); i-- > 0;) {
+        shape.insert(shape.begin() + static_cast<std::ptrdiff_t>(d), split[i]);
+        strides.insert(strides.begin() + static_cast<std::ptrdiff_t>(d), inner[i] * base);
+    }
+    return make_view(self, shape, strides, self.offset());
+}
+
+}  // namespace
+
+namespace kael {
+
+// ---- the methods ---------------------------------------------------------------------------
+
+Tensor Tensor::as_strided(const Shape& shape, const Strides& strides, std::int64_t offset) const { return kael::as_strided(*this, shape, strides, offset); }
+Tensor Tensor::view(const Shape& shape) const { return kael::view(*this, shape); }
+Tensor Tensor::transpose(std::int64_t dim0, std::int64_t dim1) const { return kael::transpose(*this, dim0, dim1); }
+Tensor Tensor::permute(const std::vector<std::int64_t>& dims) const { return kael::permute(*this, dims); }
+Tensor Tensor::slice(std::int64_t dim, std::optional<std::int64_t> start, std::optional<std::int64_t> end, std::int64_t step) const { return kael::slice(*this, dim, start, end, step); }
+Tensor Tensor::select(std::int64_t dim, std::int64_t index) const { return kael::select(*this, dim, index); }
+Tensor Tensor::expand(const Shape& shape) const { return kael::expand(*this, shape); }
+Tensor Tensor::squeeze() const { return kael::squeeze(*this); }
+Tensor Tensor::squeeze(std::int64_t dim) const { return kael::squeeze(*this, dim); }
+Tensor Tensor::unsqueeze(std::int64_t dim) const { return kael::unsqueeze(*this, dim); }
+Tensor Tensor::unflatten(std::int64_t dim, const Shape& sizes) const { return kael::unflatten(*this, dim, sizes); }
+
+// The views made of other views, and detach(), which makes an alias outside any graph.
 
 Tensor Tensor::reshape(const Shape& shape) const {
     const Shape target = infer_size(shape, numel());
-    if (const std::optional<Strides> strides = view_strides(this->shape(), this->strides(), target)) {
-//> until 7
-//|         return as_strided(target, *strides, offset());
-//< until 7
-//> stage 7
-        return autograd::with_view_backward(*this, [&] { return as_strided(target, *strides, offset()); }, "ViewBackward",
-                                            [](const Tensor& grad, const Shape& in) { return grad.reshape(in); });
-//< stage 7
+    if (view_strides(this->shape(), this->strides(), target)) {
+        return view(target);
     }
     return clone().view(target);
-}
-
-// ---- reordering dimensions ------------------------------------------------------------------
-
-Tensor Tensor::transpose(std::int64_t dim0, std::int64_t dim1) const {
-    if (dim() == 0) {
-        (void)wrap_dim(dim0, 0);
-        (void)wrap_dim(dim1, 0);
-//> until 7
-//|         return as_strided(shape(), strides(), offset());
-//< until 7
-//> stage 7
-        return autograd::with_view_backward(*this, [&] { return as_strided(shape(), strides(), offset()); }, "TransposeBackward",
-                                            [](const Tensor& grad, const Shape&) { return grad; });
-//< stage 7
-    }
-    const std::size_t a = dim_position(dim0, dim());
-    const std::size_t b = dim_position(dim1, dim());
-    Shape shape = this->shape();
-    Strides strides = this->strides();
-    std::swap(shape[a], shape[b]);
-    std::swap(strides[a], strides[b]);
-//> until 7
-//|     return as_strided(shape, strides, offset());
-//< until 7
-//> stage 7
-    return autograd::with_view_backward(*this, [&] { return as_strided(shape, strides, offset()); }, "TransposeBackward",
-                                        [dim0, dim1](const Tensor& grad, const Shape&) { return grad.transpose(dim0, dim1); });
-//< stage 7
 }
 
 Tensor Tensor::T() const {
@@ -197,93 +332,6 @@ Tensor Tensor::mT() const {
     KAEL_CHECK_VALUE(dim() >= 2, "mT needs a matrix or a batch of matrices, got a " << dim()
                                                                                    << "-d tensor");
     return transpose(-2, -1);
-}
-
-Tensor Tensor::permute(const std::vector<std::int64_t>& dims) const {
-    KAEL_CHECK_VALUE(static_cast<std::int64_t>(dims.size()) == dim(),
-                     "permute got " << dims.size() << " dimensions " << to_string(dims)
-                                    << " for a tensor with " << dim() << " dimensions");
-    Shape shape(dims.size());
-    Strides strides(dims.size());
-    std::vector<bool> seen(dims.size(), false);
-    for (std::size_t i = 0; i < dims.size(); ++i) {
-        const std::size_t source = dim_position(dims[i], dim());
-        KAEL_CHECK_VALUE(!seen[source], "permute got dimension " << source << " twice in "
-                                                                 << to_string(dims));
-        seen[source] = true;
-        shape[i] = this->shape()[source];
-        strides[i] = this->strides()[source];
-    }
-//> until 7
-//|     return as_strided(shape, strides, offset());
-//< until 7
-//> stage 7
-    std::vector<std::int64_t> inverse(dims.size());
-    for (std::size_t i = 0; i < dims.size(); ++i) {
-        inverse[dim_position(dims[i], dim())] = static_cast<std::int64_t>(i);
-    }
-    return autograd::with_view_backward(*this, [&] { return as_strided(shape, strides, offset()); }, "PermuteBackward",
-                                        [inverse](const Tensor& grad, const Shape&) { return grad.permute(inverse); });
-//< stage 7
-}
-
-// ---- selecting a part -----------------------------------------------------------------------
-
-Tensor Tensor::slice(std::int64_t dim, std::optional<std::int64_t> start,
-                     std::optional<std::int64_t> end, std::int64_t step) const {
-    const std::size_t d = dim_position(dim, this->dim());
-    KAEL_CHECK_VALUE(step > 0, "slice step must be positive, got " << step);
-    const std::int64_t size = shape()[d];
-    // Python slicing: a negative bound counts from the end once, and what is still out of
-    // range is clamped; an end before the start gives an empty slice.
-    std::int64_t first = start.value_or(0);
-    std::int64_t last = end.value_or(size);
-    first = std::clamp<std::int64_t>(first < 0 ? first + size : first, 0, size);
-    last = std::clamp<std::int64_t>(last < 0 ? last + size : last, first, size);
-    Shape shape = this->shape();
-    Strides strides = this->strides();
-    shape[d] = (last - first + step - 1) / step;
-    const std::int64_t offset =
-        detail::checked_add(this->offset(), detail::checked_mul(first, strides[d], "slice offset"),
-                            "slice offset");
-    strides[d] = detail::checked_mul(strides[d], step, "slice stride");
-//> until 7
-//|     return as_strided(shape, strides, offset);
-//< until 7
-//> stage 7
-    return autograd::with_view_backward(
-        *this, [&] { return as_strided(shape, strides, offset); }, "SliceBackward", [d, first, last, step](const Tensor& grad, const Shape& in) {
-            const auto d_ = static_cast<std::int64_t>(d);
-            return autograd::embed(grad, in, [=](const Tensor& t) { return t.slice(d_, first, last, step); },
-                                   "SliceBackwardBackward");
-        });
-//< stage 7
-}
-
-Tensor Tensor::select(std::int64_t dim, std::int64_t index) const {
-    KAEL_CHECK_INDEX(this->dim() > 0, "select() cannot be applied to a 0-d tensor");
-    const std::size_t d = dim_position(dim, this->dim());
-    const std::int64_t size = shape()[d];
-    KAEL_CHECK_INDEX(index >= -size && index < size,
-                     "select(): index " << index << " out of range for tensor of size "
-                                        << to_string(shape()) << " at dimension " << d);
-    const std::int64_t wrapped = index < 0 ? index + size : index;
-    Shape shape = this->shape();
-    Strides strides = this->strides();
-    const std::int64_t offset = this->offset() + wrapped * strides[d];
-    shape.erase(shape.begin() + static_cast<std::ptrdiff_t>(d));
-    strides.erase(strides.begin() + static_cast<std::ptrdiff_t>(d));
-//> until 7
-//|     return as_strided(shape, strides, offset);
-//< until 7
-//> stage 7
-    return autograd::with_view_backward(
-        *this, [&] { return as_strided(shape, strides, offset); }, "SelectBackward", [d, wrapped](const Tensor& grad, const Shape& in) {
-            const auto d_ = static_cast<std::int64_t>(d);
-            return autograd::embed(grad, in, [=](const Tensor& t) { return t.select(d_, wrapped); },
-                                   "SelectBackwardBackward");
-        });
-//< stage 7
 }
 
 Tensor Tensor::narrow(std::int64_t dim, std::int64_t start, std::int64_t length) const {
@@ -301,104 +349,7 @@ Tensor Tensor::narrow(std::int64_t dim, std::int64_t start, std::int64_t length)
     return slice(dim, first, first + length);
 }
 
-// ---- adding and removing dimensions ---------------------------------------------------------
-
-Tensor Tensor::expand(const Shape& shape) const {
-    KAEL_CHECK_VALUE(shape.size() >= this->shape().size(),
-                     "expand: the number of sizes provided (" << shape.size()
-                         << ") must be at least the number of dimensions of the tensor ("
-                         << dim() << ")");
-    const std::size_t added = shape.size() - this->shape().size();
-    Shape sizes(shape.size());
-    Strides strides(shape.size());
-    for (std::size_t i = shape.size(); i-- > 0;) {
-        const bool existing = i >= added;
-        std::int64_t size = existing ? this->shape()[i - added] : 1;
-        // A new leading dimension of size 1 steps over everything inside it.
-        std::int64_t stride = existing ? this->strides()[i - added]
-                                       : (i + 1 < shape.size() ? sizes[i + 1] * strides[i + 1] : 1);
-        std::int64_t target = shape[i];
-        if (target == -1) {
-            KAEL_CHECK_VALUE(existing, "expand: -1 is not allowed for the new leading dimension "
-                                           << i << " in " << to_string(shape));
-            target = size;
-        }
-        KAEL_CHECK_VALUE(target >= 0, "expand: invalid size " << target << " in " << to_string(shape));
-        if (size != target) {
-            KAEL_CHECK_VALUE(size == 1, "expand: the expanded size " << target
-                                            << " must match the existing size " << size
-                                            << " at non-singleton dimension " << i
-                                            << "; target sizes " << to_string(shape)
-                                            << ", tensor sizes " << to_string(this->shape()));
-            size = target;
-            stride = 0;  // every position along this dimension reads the same element
-        }
-        sizes[i] = size;
-        strides[i] = stride;
-    }
-//> until 7
-//|     return as_strided(sizes, strides, offset());
-//< until 7
-//> stage 7
-    return autograd::with_view_backward(*this, [&] { return as_strided(sizes, strides, offset()); }, "ExpandBackward",
-                                        [](const Tensor& grad, const Shape& in) { return autograd::sum_to(grad, in); });
-//< stage 7
-}
-
 Tensor Tensor::expand_as(const Tensor& other) const { return expand(other.shape()); }
-
-Tensor Tensor::squeeze() const {
-    Shape shape;
-    Strides strides;
-    for (std::size_t i = 0; i < this->shape().size(); ++i) {
-        if (this->shape()[i] != 1) {
-            shape.push_back(this->shape()[i]);
-            strides.push_back(this->strides()[i]);
-        }
-    }
-//> until 7
-//|     return as_strided(shape, strides, offset());
-//< until 7
-//> stage 7
-    return autograd::with_view_backward(*this, [&] { return as_strided(shape, strides, offset()); }, "SqueezeBackward",
-                                        [](const Tensor& grad, const Shape& in) { return grad.reshape(in); });
-//< stage 7
-}
-
-Tensor Tensor::squeeze(std::int64_t dim) const {
-    const std::int64_t d = wrap_dim(dim, this->dim());
-    Shape shape = this->shape();
-    Strides strides = this->strides();
-    if (this->dim() > 0 && shape[position(d)] == 1) {
-        shape.erase(shape.begin() + d);
-        strides.erase(strides.begin() + d);
-    }
-//> until 7
-//|     return as_strided(shape, strides, offset());
-//< until 7
-//> stage 7
-    return autograd::with_view_backward(*this, [&] { return as_strided(shape, strides, offset()); }, "SqueezeBackward",
-                                        [](const Tensor& grad, const Shape& in) { return grad.reshape(in); });
-//< stage 7
-}
-
-Tensor Tensor::unsqueeze(std::int64_t dim) const {
-    const std::int64_t d = wrap_dim(dim, this->dim() + 1);
-    Shape shape = this->shape();
-    Strides strides = this->strides();
-    // The new dimension has size 1, so its stride is never used to step; PyTorch picks the
-    // one that keeps a contiguous tensor contiguous.
-    const std::int64_t stride = d >= this->dim() ? 1 : shape[position(d)] * strides[position(d)];
-    shape.insert(shape.begin() + d, 1);
-    strides.insert(strides.begin() + d, stride);
-//> until 7
-//|     return as_strided(shape, strides, offset());
-//< until 7
-//> stage 7
-    return autograd::with_view_backward(*this, [&] { return as_strided(shape, strides, offset()); }, "UnsqueezeBackward",
-                                        [](const Tensor& grad, const Shape& in) { return grad.reshape(in); });
-//< stage 7
-}
 
 Tensor Tensor::flatten(std::int64_t start_dim, std::int64_t end_dim) const {
     if (dim() == 0) {
@@ -421,35 +372,8 @@ Tensor Tensor::flatten(std::int64_t start_dim, std::int64_t end_dim) const {
     return reshape(shape);
 }
 
-Tensor Tensor::unflatten(std::int64_t dim, const Shape& sizes) const {
-    const std::size_t d = dim_position(dim, this->dim());
-    KAEL_CHECK_VALUE(!sizes.empty(), "unflatten: sizes must not be empty");
-    const Shape split = infer_size(sizes, shape()[d]);
-    // Splitting one dimension is always a view: the pieces step through it row-major.
-    const Strides inner = contiguous_strides(split);
-    Shape shape = this->shape();
-    Strides strides = this->strides();
-    const std::int64_t base = strides[d];
-    shape.erase(shape.begin() + static_cast<std::ptrdiff_t>(d));
-    strides.erase(strides.begin() + static_cast<std::ptrdiff_t>(d));
-    for (std::size_t i = split.size(); i-- > 0;) {
-        shape.insert(shape.begin() + static_cast<std::ptrdiff_t>(d), split[i]);
-        strides.insert(strides.begin() + static_cast<std::ptrdiff_t>(d), inner[i] * base);
-    }
-//> until 7
-//|     return as_strided(shape, strides, offset());
-//< until 7
-//> stage 7
-    return autograd::with_view_backward(*this, [&] { return as_strided(shape, strides, offset()); }, "UnflattenBackward",
-                                        [](const Tensor& grad, const Shape& in) { return grad.reshape(in); });
-//< stage 7
-}
-
 Tensor Tensor::detach() const {
-//> stage 7
-    const autograd::NoGradGuard no_grad;  // the alias gets no history
-//< stage 7
-    return as_strided(shape(), strides(), offset());
+    return make_view(*this, shape(), strides(), offset());
 }
 
 // ---- overlap ----------------------------------------------------------------------------------

@@ -8,9 +8,6 @@
 
 #include "kernels/cpu/elementwise.h"
 #include "kael/factory.h"
-//> stage 7
-#include "autograd/recording.h"
-//< stage 7
 
 namespace kael {
 namespace {
@@ -88,11 +85,23 @@ Tensor logical_not(const Tensor& t) {
     return classify(t, []<typename T>(T x) { return x == T{0}; });
 }
 
+}  // namespace kael
+
+//> until 7
+//| namespace kael {
+//< until 7
+//> stage 7
+// From chapter 06 on this is the operation below autograd: kael::where, what users call, is
+// the autograd layer's (autograd/functions/compare.cpp). The comparisons and logical
+// operations above return Bool, which never requires grad, so autograd leaves them alone.
+namespace kael::native {
+//< stage 7
+
 Tensor where(const Tensor& condition, const Tensor& a, const Tensor& b) {
     KAEL_CHECK_TYPE(condition.dtype() == DType::Bool,
                     "where expects a bool condition, got a tensor of dtype " << condition.dtype());
     const DType dtype = result_dtype(a, b);
-    Tensor out = dispatch(dtype, [&]<typename T>() {
+    return dispatch(dtype, [&]<typename T>() {
         const TensorIterator iter = TensorIteratorConfig()
                                         .declare_output(dtype)
                                         .add_input(condition)
@@ -103,24 +112,11 @@ Tensor where(const Tensor& condition, const Tensor& a, const Tensor& b) {
         run_typed<T, std::uint8_t, T, T>(iter, [](std::uint8_t c, T x, T y) { return c != 0 ? x : y; });
         return iter.output();
     });
-//> stage 7
-    // Each operand gets the gradient where it was chosen, summed back to its own shape.
-    if (autograd::should_record(a, b)) {
-        autograd::record(out, "WhereBackward", {a, b},
-                         [condition, a_shape = a.shape(), b_shape = b.shape()](const Tensor& grad, autograd::Node& node) {
-                             autograd::Grads grads(2);
-                             if (node.needs_input_grad(0)) {
-                                 grads[0] = autograd::sum_to(where(condition, grad, 0), a_shape);
-                             }
-                             if (node.needs_input_grad(1)) {
-                                 grads[1] = autograd::sum_to(where(condition, 0, grad), b_shape);
-                             }
-                             return grads;
-                         });
-    }
-//< stage 7
-    return out;
 }
+
+}  // namespace
+
+namespace kael {
 
 Tensor where(const Tensor& condition, const Tensor& a, Scalar b) {
     return where(condition, a, scalar(b, b.dtype()));

@@ -7,10 +7,6 @@
 #include "kernels/cpu/elementwise.h"
 #include "kael/factory.h"
 #include "kael/ops/compare.h"
-//> stage 7
-#include "autograd/recording.h"
-#include "autograd/views.h"
-//< stage 7
 
 namespace kael {
 namespace {
@@ -64,31 +60,26 @@ template <bool lower> Tensor triangle(const Tensor& t, std::int64_t diagonal, co
     return out;
 }
 
-//> stage 7
-// `part` placed at the start of zeros of `shape` (part is no larger in any dimension).
-Tensor embed_into(const Tensor& part, const Shape& shape) {
-    if (part.shape() == shape) {
-        return part;
-    }
-    const Shape extent = part.shape();
-    return autograd::embed(part, shape, [extent](const Tensor& whole) {
-        Tensor view = whole;
-        for (std::size_t i = 0; i < extent.size(); ++i) {
-            view = view.narrow(static_cast<std::int64_t>(i), 0, extent[i]);
-        }
-        return view;
-    }, "ScatterAddBackwardBackward");
-}
-//< stage 7
-
 }  // namespace
+
+}  // namespace kael
+
+//> until 7
+//| namespace kael {
+//< until 7
+//> stage 7
+// From chapter 06 on these are the operations below autograd: kael::gather, what users call,
+// is the autograd layer's (autograd/functions/indexing.cpp), which runs native::gather and
+// records its backward.
+namespace kael::native {
+//< stage 7
 
 Tensor index_select(const Tensor& t, std::int64_t dim, const Tensor& index) {
     check_index_dtype(index, "index_select");
     KAEL_CHECK_VALUE(index.dim() <= 1, "index_select expects a 1-d or 0-d index, got shape " << to_string(index.shape()));
     if (t.dim() == 0) {
         (void)wrap_dim(dim, 0);
-        return index_select(t.reshape({1}), 0, index).reshape(index.shape());
+        return kael::index_select(t.reshape({1}), 0, index).reshape(index.shape());
     }
     const std::int64_t d = wrap_dim(dim, t.dim());
     const Tensor positions = index.reshape({-1}).contiguous();
@@ -112,21 +103,9 @@ Tensor index_select(const Tensor& t, std::int64_t dim, const Tensor& index) {
     } else {
         // Otherwise copy one slice per index: out.select(d, i) <- t.select(d, index[i]).
         for (std::int64_t i = 0; i < positions.numel(); ++i) {
-//> stage 7
-            const autograd::NoGradGuard no_grad;  // an internal copy, not an operation to record
-//< stage 7
             out.select(d, i).copy_(t.select(d, values[i]));
         }
     }
-//> stage 7
-    // Each selected slice sends its gradient back to the slice it came from; an index that
-    // repeats collects the sum (embedding rows used twice in a batch).
-    autograd::record_linear(out, t, "IndexSelectBackward", [shape = t.shape(), d, positions](const Tensor& grad) {
-        Shape along(grad.shape().size(), 1);
-        along[static_cast<std::size_t>(d)] = positions.numel();
-        return scatter_add(zeros(shape, grad.dtype()), d, positions.view(along).expand(grad.shape()), grad);
-    });
-//< stage 7
     return out;
 }
 
@@ -149,11 +128,6 @@ Tensor gather(const Tensor& t, std::int64_t dim, const Tensor& index) {
             result[written++] = t.at<T>(position);
         });
     });
-//> stage 7
-    autograd::record_linear(out, t, "GatherBackward", [shape = t.shape(), d, index](const Tensor& grad) {
-        return scatter_add(zeros(shape, grad.dtype()), d, index, grad);
-    });
-//< stage 7
     return out;
 }
 
@@ -161,9 +135,6 @@ Tensor scatter_add(const Tensor& t, std::int64_t dim, const Tensor& index, const
     check_index_dtype(index, "scatter_add");
     KAEL_CHECK_TYPE(src.dtype() == t.dtype(), "scatter_add expects src of dtype " << t.dtype() << ", got " << src.dtype());
     const std::int64_t d = wrap_dim(dim, t.dim());
-//> stage 7
-    // With src out of the graph, out = t.clone() already has t's history (CloneBackward).
-//< stage 7
     Tensor out = t.clone();
     if (index.numel() == 0) {
         return out;  // nothing to add; PyTorch checks no shapes either
@@ -195,25 +166,20 @@ Tensor scatter_add(const Tensor& t, std::int64_t dim, const Tensor& index, const
             }
         });
     });
-//> stage 7
-    // self's gradient passes unchanged; src's is the output gradient at the positions it was
-    // added to, and zero on the part of src outside the index's extent.
-    if (autograd::should_record(src)) {
-        autograd::record(out, "ScatterAddBackward", {t, src},
-                         [d, index, src_shape = src.shape()](const Tensor& grad, autograd::Node& node) {
-                             autograd::Grads grads(2);
-                             if (node.needs_input_grad(0)) {
-                                 grads[0] = grad;
-                             }
-                             if (node.needs_input_grad(1)) {
-                                 grads[1] = embed_into(gather(grad, d, index), src_shape);
-                             }
-                             return grads;
-                         });
-    }
-//< stage 7
     return out;
 }
+
+Tensor tril(const Tensor& t, std::int64_t diagonal) {
+    return triangle<true>(t, diagonal, "tril");
+}
+
+Tensor triu(const Tensor& t, std::int64_t diagonal) {
+    return triangle<false>(t, diagonal, "triu");
+}
+
+}  // namespace
+
+namespace kael {
 
 Tensor masked_fill(const Tensor& t, const Tensor& mask, Scalar value) {
     KAEL_CHECK_TYPE(mask.dtype() == DType::Bool, "masked_fill expects a bool mask, got dtype " << mask.dtype());
@@ -221,22 +187,6 @@ Tensor masked_fill(const Tensor& t, const Tensor& mask, Scalar value) {
     // iterator refuses shapes that do not fit, naming both); only masked_fill_ must keep
     // the input's shape.
     return where(mask, scalar(value, t.dtype()), t);
-}
-
-Tensor tril(const Tensor& t, std::int64_t diagonal) {
-    Tensor out = triangle<true>(t, diagonal, "tril");
-//> stage 7
-    autograd::record_linear(out, t, "TrilBackward", [diagonal](const Tensor& grad) { return tril(grad, diagonal); });
-//< stage 7
-    return out;
-}
-
-Tensor triu(const Tensor& t, std::int64_t diagonal) {
-    Tensor out = triangle<false>(t, diagonal, "triu");
-//> stage 7
-    autograd::record_linear(out, t, "TriuBackward", [diagonal](const Tensor& grad) { return triu(grad, diagonal); });
-//< stage 7
-    return out;
 }
 
 Tensor one_hot(const Tensor& indices, std::int64_t num_classes) {

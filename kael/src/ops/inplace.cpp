@@ -1,6 +1,8 @@
 // In-place operations. Each one checks that its tensor can be written, protects its inputs
 // from partial aliasing, runs the ordinary kernel with this tensor as the output, and
 // bumps the storage's version counter so that autograd (chapter 06) can tell.
+#include "kael/ops/inplace.h"
+
 #include "ops/inplace.h"
 
 #include "kernels/cpu/clamp.h"
@@ -11,11 +13,6 @@
 #include "kael/ops/binary.h"
 #include "kael/ops/unary.h"
 #include "kael/view.h"
-//> stage 7
-#include "autograd/inplace.h"
-#include "kael/ops/compare.h"
-#include "kael/ops/indexing.h"
-//< stage 7
 
 namespace kael {
 namespace detail {
@@ -44,7 +41,7 @@ namespace {
 
 using detail::Dtypes;
 
-// The shared frame of every in-place operation: guard, compute into *this, record.
+// The shared frame of every in-place operation: guard, compute into self, count the write.
 template <typename Compute>
 Tensor& in_place(Tensor& self, const char* op, DType result, Compute compute) {
     detail::check_writable(self, op);
@@ -56,15 +53,22 @@ Tensor& in_place(Tensor& self, const char* op, DType result, Compute compute) {
 
 }  // namespace
 
-Tensor& Tensor::add_(const Tensor& other, Scalar alpha) {
+}  // namespace kael
+
+//> until 7
+//| namespace kael {
+//< until 7
 //> stage 7
-    if (autograd::inplace_needs_graph(*this, {other})) {
-        return autograd::inplace_through_graph(*this, "add_", [&](const Tensor& before) { return kael::add(before, other, alpha); });
-    }
+// From chapter 06 on these are the operations below autograd: kael::add_, which Tensor::add_
+// calls, is the autograd layer's (autograd/functions/inplace.cpp). It runs native::add_ when
+// no graph is involved and rebases the tensor's history when one is.
+namespace kael::native {
 //< stage 7
-    return in_place(*this, "add_", result_dtype(*this, other), [&] {
-        const Tensor operand = detail::without_partial_aliasing(*this, other);
-        (void)detail::binary_kernel<Dtypes::All>(*this, operand, dtype(), "add_", [&]<typename T>() {
+
+Tensor& add_(Tensor& self, const Tensor& other, Scalar alpha) {
+    return in_place(self, "add_", result_dtype(self, other), [&] {
+        const Tensor operand = detail::without_partial_aliasing(self, other);
+        (void)detail::binary_kernel<Dtypes::All>(self, operand, self.dtype(), "add_", [&]<typename T>() {
             return [scale = alpha.as<T>()](T x, T y) {
                 if constexpr (std::is_same_v<T, std::uint8_t>) {
                     return static_cast<T>(x | (scale & y));
@@ -72,45 +76,26 @@ Tensor& Tensor::add_(const Tensor& other, Scalar alpha) {
                     return static_cast<T>(detail::wrapping_add(x, detail::wrapping_mul(scale, y)));
                 }
             };
-        }, *this);
+        }, self);
     });
 }
 
-Tensor& Tensor::add_(Scalar value, Scalar alpha) {
-    return add_(scalar(value, promote_with_scalar(dtype(), value)), alpha);
-}
-
-Tensor& Tensor::sub_(const Tensor& other, Scalar alpha) {
-//> stage 7
-    if (autograd::inplace_needs_graph(*this, {other})) {
-        return autograd::inplace_through_graph(*this, "sub_", [&](const Tensor& before) { return kael::sub(before, other, alpha); });
-    }
-//< stage 7
-    detail::check_no_bool_operand(dtype(), other.dtype());
-    return in_place(*this, "sub_", result_dtype(*this, other), [&] {
-        const Tensor operand = detail::without_partial_aliasing(*this, other);
-        (void)detail::binary_kernel<Dtypes::NoBool>(*this, operand, dtype(), "sub_", [&]<typename T>() {
+Tensor& sub_(Tensor& self, const Tensor& other, Scalar alpha) {
+    detail::check_no_bool_operand(self.dtype(), other.dtype());
+    return in_place(self, "sub_", result_dtype(self, other), [&] {
+        const Tensor operand = detail::without_partial_aliasing(self, other);
+        (void)detail::binary_kernel<Dtypes::NoBool>(self, operand, self.dtype(), "sub_", [&]<typename T>() {
             return [scale = alpha.as<T>()](T x, T y) {
                 return detail::wrapping_sub(x, detail::wrapping_mul(scale, y));
             };
-        }, *this);
+        }, self);
     });
 }
 
-Tensor& Tensor::sub_(Scalar value, Scalar alpha) {
-    detail::check_no_bool_operand(dtype(), value.dtype());
-    return sub_(scalar(value, promote_with_scalar(dtype(), value)), alpha);
-}
-
-Tensor& Tensor::mul_(const Tensor& other) {
-//> stage 7
-    if (autograd::inplace_needs_graph(*this, {other})) {
-        return autograd::inplace_through_graph(*this, "mul_", [&](const Tensor& before) { return kael::mul(before, other); });
-    }
-//< stage 7
-    return in_place(*this, "mul_", result_dtype(*this, other), [&] {
-        const Tensor operand = detail::without_partial_aliasing(*this, other);
-        (void)detail::binary_kernel<Dtypes::All>(*this, operand, dtype(), "mul_", []<typename T>() {
+Tensor& mul_(Tensor& self, const Tensor& other) {
+    return in_place(self, "mul_", result_dtype(self, other), [&] {
+        const Tensor operand = detail::without_partial_aliasing(self, other);
+        (void)detail::binary_kernel<Dtypes::All>(self, operand, self.dtype(), "mul_", []<typename T>() {
             return [](T x, T y) {
                 if constexpr (std::is_same_v<T, std::uint8_t>) {
                     return static_cast<T>(x & y);
@@ -118,83 +103,52 @@ Tensor& Tensor::mul_(const Tensor& other) {
                     return detail::wrapping_mul(x, y);
                 }
             };
-        }, *this);
+        }, self);
     });
 }
 
-Tensor& Tensor::mul_(Scalar value) { return mul_(scalar(value, promote_with_scalar(dtype(), value))); }
-
-Tensor& Tensor::div_(const Tensor& other) {
-//> stage 7
-    if (autograd::inplace_needs_graph(*this, {other})) {
-        return autograd::inplace_through_graph(*this, "div_", [&](const Tensor& before) { return kael::div(before, other); });
-    }
-//< stage 7
+Tensor& div_(Tensor& self, const Tensor& other) {
     // True division always produces floating point, so an integer tensor cannot hold it.
-    return in_place(*this, "div_", detail::floating_result(result_dtype(*this, other)), [&] {
-        const Tensor operand = detail::without_partial_aliasing(*this, other);
-        (void)detail::binary_kernel<Dtypes::Floating>(*this, operand, dtype(), "div_", []<typename T>() {
+    return in_place(self, "div_", detail::floating_result(result_dtype(self, other)), [&] {
+        const Tensor operand = detail::without_partial_aliasing(self, other);
+        (void)detail::binary_kernel<Dtypes::Floating>(self, operand, self.dtype(), "div_", []<typename T>() {
             return [](T x, T y) { return x / y; };
-        }, *this);
+        }, self);
     });
 }
 
-Tensor& Tensor::div_(Scalar value) { return div_(scalar(value, promote_with_scalar(dtype(), value))); }
-
-Tensor& Tensor::fill_(Scalar value) {
-//> stage 7
-    if (autograd::inplace_needs_graph(*this, {})) {
-        return autograd::inplace_through_graph(*this, "fill_", [&](const Tensor& before) { return kael::masked_fill(before, ones(before.shape(), DType::Bool), value); });
-    }
-//< stage 7
-    return in_place(*this, "fill_", dtype(), [&] {
-        dispatch(dtype(), [&]<typename T>() {
-            const TensorIterator iter = TensorIteratorConfig().add_output(*this).build();
+Tensor& fill_(Tensor& self, Scalar value) {
+    return in_place(self, "fill_", self.dtype(), [&] {
+        dispatch(self.dtype(), [&]<typename T>() {
+            const TensorIterator iter = TensorIteratorConfig().add_output(self).build();
             run_typed<T>(iter, [converted = value.as<T>()] { return converted; });
         });
     });
 }
 
-Tensor& Tensor::zero_() { return fill_(0); }
-
-Tensor& Tensor::copy_(const Tensor& src) {
-//> stage 7
-    if (autograd::inplace_needs_graph(*this, {src})) {
-        return autograd::inplace_through_graph(*this, "copy_", [&](const Tensor& before) { return where(ones(before.shape(), DType::Bool), src, before); });
-    }
-//< stage 7
-    return in_place(*this, "copy_", dtype(), [&] {
-        const Tensor source = detail::without_partial_aliasing(*this, src);
-        detail::run_conversion(TensorIteratorConfig().add_output(*this).add_input(source).build());
+Tensor& copy_(Tensor& self, const Tensor& src) {
+    return in_place(self, "copy_", self.dtype(), [&] {
+        const Tensor source = detail::without_partial_aliasing(self, src);
+        detail::run_conversion(TensorIteratorConfig().add_output(self).add_input(source).build());
     });
 }
 
-Tensor& Tensor::clamp_(std::optional<Scalar> min, std::optional<Scalar> max) {
-//> stage 7
-    if (autograd::inplace_needs_graph(*this, {})) {
-        return autograd::inplace_through_graph(*this, "clamp_", [&](const Tensor& before) { return kael::clamp(before, min, max); });
-    }
-//< stage 7
-    KAEL_CHECK_TYPE(dtype() != DType::Bool, "clamp_ does not support dtype bool");
-    return in_place(*this, "clamp_", detail::clamp_dtype(dtype(), min, max), [&] {
+Tensor& clamp_(Tensor& self, std::optional<Scalar> min, std::optional<Scalar> max) {
+    KAEL_CHECK_TYPE(self.dtype() != DType::Bool, "clamp_ does not support dtype bool");
+    return in_place(self, "clamp_", detail::clamp_dtype(self.dtype(), min, max), [&] {
         // The clamp kernel with this tensor as its output computes in our dtype.
-        (void)detail::clamp_kernel(*this, dtype(), min, max, *this);
+        (void)detail::clamp_kernel(self, self.dtype(), min, max, self);
     });
 }
 
-Tensor& Tensor::masked_fill_(const Tensor& mask, Scalar value) {
-//> stage 7
-    if (autograd::inplace_needs_graph(*this, {})) {
-        return autograd::inplace_through_graph(*this, "masked_fill_", [&](const Tensor& before) { return kael::masked_fill(before, mask, value); });
-    }
-//< stage 7
+Tensor& masked_fill_(Tensor& self, const Tensor& mask, Scalar value) {
     KAEL_CHECK_TYPE(mask.dtype() == DType::Bool, "masked_fill_ expects a bool mask, got dtype " << mask.dtype());
-    return in_place(*this, "masked_fill_", dtype(), [&] {
-        const Tensor condition = detail::without_partial_aliasing(*this, mask);
-        dispatch(dtype(), [&]<typename T>() {
+    return in_place(self, "masked_fill_", self.dtype(), [&] {
+        const Tensor condition = detail::without_partial_aliasing(self, mask);
+        dispatch(self.dtype(), [&]<typename T>() {
             const TensorIterator iter = TensorIteratorConfig()
-                                            .add_output(*this)
-                                            .add_input(*this)
+                                            .add_output(self)
+                                            .add_input(self)
                                             .add_input(condition)
                                             .allow_mixed_input_dtypes()
                                             .build();
@@ -205,18 +159,39 @@ Tensor& Tensor::masked_fill_(const Tensor& mask, Scalar value) {
     });
 }
 
-Tensor& Tensor::neg_() {
-//> stage 7
-    if (autograd::inplace_needs_graph(*this, {})) {
-        return autograd::inplace_through_graph(*this, "neg_", [&](const Tensor& before) { return kael::neg(before); });
-    }
-//< stage 7
-    KAEL_CHECK_TYPE(dtype() != DType::Bool, "neg_: negation of a bool tensor is not supported");
-    return in_place(*this, "neg_", dtype(), [&] {
-        (void)detail::unary_kernel<Dtypes::NoBool>(*this, dtype(), "neg_", []<typename T>() {
+Tensor& neg_(Tensor& self) {
+    KAEL_CHECK_TYPE(self.dtype() != DType::Bool, "neg_: negation of a bool tensor is not supported");
+    return in_place(self, "neg_", self.dtype(), [&] {
+        (void)detail::unary_kernel<Dtypes::NoBool>(self, self.dtype(), "neg_", []<typename T>() {
             return [](T x) { return detail::wrapping_neg(x); };
-        }, *this);
+        }, self);
     });
 }
+
+}  // namespace
+
+namespace kael {
+
+// ---- the methods -----------------------------------------------------------------------------------
+
+Tensor& Tensor::add_(const Tensor& other, Scalar alpha) { return kael::add_(*this, other, alpha); }
+Tensor& Tensor::sub_(const Tensor& other, Scalar alpha) { return kael::sub_(*this, other, alpha); }
+Tensor& Tensor::mul_(const Tensor& other) { return kael::mul_(*this, other); }
+Tensor& Tensor::div_(const Tensor& other) { return kael::div_(*this, other); }
+Tensor& Tensor::fill_(Scalar value) { return kael::fill_(*this, value); }
+Tensor& Tensor::copy_(const Tensor& src) { return kael::copy_(*this, src); }
+Tensor& Tensor::clamp_(std::optional<Scalar> min, std::optional<Scalar> max) { return kael::clamp_(*this, min, max); }
+Tensor& Tensor::masked_fill_(const Tensor& mask, Scalar value) { return kael::masked_fill_(*this, mask, value); }
+Tensor& Tensor::neg_() { return kael::neg_(*this); }
+Tensor& Tensor::add_(Scalar value, Scalar alpha) {
+    return add_(scalar(value, promote_with_scalar(dtype(), value)), alpha);
+}
+Tensor& Tensor::sub_(Scalar value, Scalar alpha) {
+    detail::check_no_bool_operand(dtype(), value.dtype());
+    return sub_(scalar(value, promote_with_scalar(dtype(), value)), alpha);
+}
+Tensor& Tensor::mul_(Scalar value) { return mul_(scalar(value, promote_with_scalar(dtype(), value))); }
+Tensor& Tensor::div_(Scalar value) { return div_(scalar(value, promote_with_scalar(dtype(), value))); }
+Tensor& Tensor::zero_() { return fill_(0); }
 
 }  // namespace kael

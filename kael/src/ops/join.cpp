@@ -6,10 +6,6 @@
 
 #include "kael/factory.h"
 #include "kael/kernels.h"
-//> stage 7
-#include "autograd/recording.h"
-#include "kael/factory.h"
-//< stage 7
 
 namespace kael {
 namespace {
@@ -19,6 +15,18 @@ namespace {
 bool is_legacy_empty(const Tensor& t) { return t.dim() == 1 && t.size(0) == 0; }
 
 }  // namespace
+
+}  // namespace kael
+
+//> until 7
+//| namespace kael {
+//< until 7
+//> stage 7
+// From chapter 06 on this is the operation below autograd: kael::cat, what users call, is the
+// autograd layer's (autograd/functions/join.cpp). stack, split and chunk are built from cat
+// and views, which record themselves.
+namespace kael::native {
+//< stage 7
 
 Tensor cat(const std::vector<Tensor>& tensors, std::int64_t dim) {
     KAEL_CHECK_VALUE(!tensors.empty(), "cat expects a non-empty list of tensors");
@@ -54,39 +62,15 @@ Tensor cat(const std::vector<Tensor>& tensors, std::int64_t dim) {
         if (is_legacy_empty(t)) {
             continue;
         }
-//> stage 7
-        const autograd::NoGradGuard no_grad;  // filling the result is not an operation to record
-//< stage 7
         out.narrow(d, offset, t.size(d)).copy_(t);
         offset += t.size(d);
     }
-//> stage 7
-    // Each input's gradient is its slice of the output's; skipped empty inputs get zeros.
-    std::vector<const Tensor*> inputs;
-    for (const Tensor& t : tensors) {
-        inputs.push_back(&t);
-    }
-    if (autograd::should_record_all(inputs)) {
-        std::vector<Shape> shapes;
-        for (const Tensor& t : tensors) {
-            shapes.push_back(t.shape());
-        }
-        autograd::record(out, "CatBackward", inputs, [shapes, d](const Tensor& grad, autograd::Node& node) {
-            autograd::Grads grads(shapes.size());
-            std::int64_t start = 0;
-            for (std::size_t i = 0; i < shapes.size(); ++i) {
-                const bool skipped = shapes[i].size() == 1 && shapes[i][0] == 0;
-                if (node.needs_input_grad(i)) {
-                    grads[i] = skipped ? zeros(shapes[i], grad.dtype()) : grad.narrow(d, start, shapes[i][static_cast<std::size_t>(d)]);
-                }
-                start += skipped ? 0 : shapes[i][static_cast<std::size_t>(d)];
-            }
-            return grads;
-        });
-    }
-//< stage 7
     return out;
 }
+
+}  // namespace
+
+namespace kael {
 
 Tensor stack(const std::vector<Tensor>& tensors, std::int64_t dim) {
     KAEL_CHECK_VALUE(!tensors.empty(), "stack expects a non-empty list of tensors");

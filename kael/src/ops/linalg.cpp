@@ -7,9 +7,6 @@
 #include "kernels/cpu/gemm.h"
 #include "kael/broadcast.h"
 #include "kael/factory.h"
-//> stage 7
-#include "autograd/recording.h"
-//< stage 7
 #include "kael/ops/binary.h"
 
 namespace kael {
@@ -108,66 +105,19 @@ void check_inner_sizes(const Tensor& a, const Tensor& b) {
                                        << " columns against " << b.size(-2) << " rows)");
 }
 
-//> stage 7
-//> stage 8
-// p q for a gradient that will land in `like`'s layout. When `like` is a stored transpose
-// (a layer's `weight.mT()`), the product is computed as (q^T p^T)^T, which has that same
-// transposed layout: the view backward of mT() then hands the weight a contiguous gradient,
-// which the leaf keeps instead of copying (PyTorch's matmul backward does the same).
-Tensor product_in_layout_of(const Tensor& p, const Tensor& q, const Tensor& like) {
-    const bool stored_transposed = like.dim() == 2 && !like.is_contiguous() && like.mT().is_contiguous();
-    if (stored_transposed && p.dim() == 2 && q.dim() == 2) {
-        return matmul(q.mT(), p.mT()).mT();
-    }
-    return matmul(p, q);
-}
-
-//< stage 8
-// The gradients of a matrix product, for every rank combination. A 1-d operand is made a
-// matrix first (a row on the left, a column on the right) and the gradient gets the same
-// extra dimension, so one rule covers dot, matrix-vector and batched products:
-// d/dA (A B) = G B^T and d/dB (A B) = A^T G, each summed back over broadcast batch dimensions.
-void record_matmul(const Tensor& out, const Tensor& a, const Tensor& b) {
-    if (!autograd::should_record(a, b)) {
-        return;
-    }
-    autograd::record(out, "MmBackward", {a, b},
-                     [sa = autograd::SavedTensor(a), sb = autograd::SavedTensor(b)](const Tensor& grad,
-                                                                                     autograd::Node& node) {
-                         const Tensor x = sa.unpack(node);
-                         const Tensor y = sb.unpack(node);
-                         const Tensor left = x.dim() == 1 ? x.unsqueeze(0) : x;
-                         const Tensor right = y.dim() == 1 ? y.unsqueeze(1) : y;
-                         // Put back the dimensions the forward squeezed out, in reverse order.
-                         Tensor g = y.dim() == 1 ? grad.unsqueeze(-1) : grad;
-                         if (x.dim() == 1) {
-                             g = g.unsqueeze(-2);
-                         }
-                         autograd::Grads grads(2);
-                         if (node.needs_input_grad(0)) {
-//> until 8
-//|                              grads[0] = autograd::sum_to(matmul(g, right.mT()), left.shape()).reshape(x.shape());
-//< until 8
-//> stage 8
-                             grads[0] = autograd::sum_to(product_in_layout_of(g, right.mT(), left), left.shape())
-                                            .reshape(x.shape());
-//< stage 8
-                         }
-                         if (node.needs_input_grad(1)) {
-//> until 8
-//|                              grads[1] = autograd::sum_to(matmul(left.mT(), g), right.shape()).reshape(y.shape());
-//< until 8
-//> stage 8
-                             grads[1] = autograd::sum_to(product_in_layout_of(left.mT(), g, right), right.shape())
-                                            .reshape(y.shape());
-//< stage 8
-                         }
-                         return grads;
-                     });
-}
-//< stage 7
-
 }  // namespace
+
+}  // namespace kael
+
+//> until 7
+//| namespace kael {
+//< until 7
+//> stage 7
+// From chapter 06 on these are the operations below autograd: kael::matmul, what users call,
+// is the autograd layer's (autograd/functions/linalg.cpp), which runs native::matmul and
+// records its backward.
+namespace kael::native {
+//< stage 7
 
 Tensor matmul(const Tensor& a, const Tensor& b) {
     check_operands(a, b, "matmul");
@@ -175,7 +125,7 @@ Tensor matmul(const Tensor& a, const Tensor& b) {
                      "matmul needs operands with at least 1 dimension, got " << a.dim() << "-d and "
                                                                             << b.dim() << "-d");
     if (a.dim() == 1 && b.dim() == 1) {
-        return dot(a, b);
+        return kael::dot(a, b);
     }
     // A 1-d operand is a row vector on the left and a column vector on the right; its
     // dimension is dropped from the result again.
@@ -211,11 +161,22 @@ Tensor matmul(const Tensor& a, const Tensor& b) {
     if (b.dim() == 1) {
         result = result.squeeze(-1);
     }
-//> stage 7
-    record_matmul(result, a, b);
-//< stage 7
     return result;
 }
+
+Tensor dot(const Tensor& a, const Tensor& b) {
+    check_operands(a, b, "dot");
+    KAEL_CHECK_VALUE(a.dim() == 1 && b.dim() == 1,
+                     "dot needs two 1-d tensors, got " << a.dim() << "-d and " << b.dim() << "-d");
+    KAEL_CHECK_VALUE(a.size(0) == b.size(0), "dot: sizes " << a.size(0) << " and " << b.size(0)
+                                                           << " differ");
+    // A 1 x K row times a K x 1 column.
+    return batched_product(a.unsqueeze(0), b.unsqueeze(1), {1, 1}).view({});
+}
+
+}  // namespace
+
+namespace kael {
 
 Tensor mm(const Tensor& a, const Tensor& b) {
     check_operands(a, b, "mm");
@@ -231,20 +192,6 @@ Tensor bmm(const Tensor& a, const Tensor& b) {
     KAEL_CHECK_VALUE(a.size(0) == b.size(0), "bmm: batch sizes " << a.size(0) << " and " << b.size(0)
                                                                  << " differ");
     return matmul(a, b);
-}
-
-Tensor dot(const Tensor& a, const Tensor& b) {
-    check_operands(a, b, "dot");
-    KAEL_CHECK_VALUE(a.dim() == 1 && b.dim() == 1,
-                     "dot needs two 1-d tensors, got " << a.dim() << "-d and " << b.dim() << "-d");
-    KAEL_CHECK_VALUE(a.size(0) == b.size(0), "dot: sizes " << a.size(0) << " and " << b.size(0)
-                                                           << " differ");
-    // A 1 x K row times a K x 1 column.
-    Tensor out = batched_product(a.unsqueeze(0), b.unsqueeze(1), {1, 1}).view({});
-//> stage 7
-    record_matmul(out, a, b);
-//< stage 7
-    return out;
 }
 
 Tensor outer(const Tensor& a, const Tensor& b) {

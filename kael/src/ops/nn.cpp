@@ -12,11 +12,6 @@
 #include "kael/ops/indexing.h"
 #include "kael/ops/reduce.h"
 #include "kael/random.h"
-//> stage 7
-#include "autograd/recording.h"
-#include "kael/ops/compare.h"
-#include "kael/ops/unary.h"
-//< stage 7
 
 namespace kael {
 namespace {
@@ -105,8 +100,21 @@ template <typename T> [[gnu::noinline]] double row_sum(const T* x, std::int64_t 
 
 }  // namespace
 
+}  // namespace kael
+
+//> until 7
+//| namespace kael {
+//< until 7
+//> stage 7
+// From chapter 06 on these are the operations below autograd: kael::softmax, what users call,
+// is the autograd layer's (autograd/functions/nn.cpp), which runs native::softmax and records
+// its backward. The losses and layers built from other operations (below) need no formula
+// of their own: their operations record themselves.
+namespace kael::native {
+//< stage 7
+
 Tensor softmax(const Tensor& t, std::int64_t dim) {
-    Tensor result = along_rows(t, dim, "softmax", []<typename T>(const T* x, T* out, std::int64_t n) {
+    return along_rows(t, dim, "softmax", []<typename T>(const T* x, T* out, std::int64_t n) {
         // Subtracting the row's maximum keeps every exponential in (0, 1]: e^1000 would
         // overflow to inf, e^(1000 - 1000) does not, and the ratios are unchanged.
         const T largest = row_max(x, n);
@@ -118,20 +126,10 @@ Tensor softmax(const Tensor& t, std::int64_t dim) {
             out[i] *= scale;
         }
     });
-//> stage 7
-    // dx = y * (dy - sum(dy * y)) along the row: the Jacobian of softmax is diag(y) - y y^T.
-    autograd::record_from_output(result, t, "SoftmaxBackward", [dim](const Tensor& grad, const Tensor& y) {
-        if (y.dim() == 0) {
-            return grad * 0;
-        }
-        return y * (grad - sum(grad * y, {dim}, true));
-    });
-//< stage 7
-    return result;
 }
 
 Tensor log_softmax(const Tensor& t, std::int64_t dim) {
-    Tensor result = along_rows(t, dim, "log_softmax", []<typename T>(const T* x, T* out, std::int64_t n) {
+    return along_rows(t, dim, "log_softmax", []<typename T>(const T* x, T* out, std::int64_t n) {
         // log(e^x_i / sum e^x_j) = x_i - (max + log sum e^(x_j - max)). The exponentials
         // go through `out` as scratch space before the result overwrites them.
         const T largest = row_max(x, n);
@@ -143,16 +141,6 @@ Tensor log_softmax(const Tensor& t, std::int64_t dim) {
             out[i] = x[i] - log_sum;
         }
     });
-//> stage 7
-    // dx = dy - softmax(x) * sum(dy) along the row, with softmax(x) = exp(y).
-    autograd::record_from_output(result, t, "LogSoftmaxBackward", [dim](const Tensor& grad, const Tensor& y) {
-        if (y.dim() == 0) {
-            return grad * 0;
-        }
-        return grad - exp(y) * sum(grad, {dim}, true);
-    });
-//< stage 7
-    return result;
 }
 
 Tensor nll_loss(const Tensor& log_probs, const Tensor& target, Reduction reduction, std::int64_t ignore_index) {
@@ -193,7 +181,7 @@ Tensor nll_loss(const Tensor& log_probs, const Tensor& target, Reduction reducti
             ++used;
         }
     });
-    Tensor out = [&] {
+    return [&] {
         switch (reduction) {
         case Reduction::None:
             return losses.view(target.shape());
@@ -205,52 +193,6 @@ Tensor nll_loss(const Tensor& log_probs, const Tensor& target, Reduction reducti
         }
         detail::unreachable();
     }();
-//> stage 7
-    // Each loss is -log_probs[i, target_i]: its gradient is -1 (divided by the count for
-    // the mean) at that one position of its row, and 0 elsewhere and for ignored targets.
-    if (autograd::should_record(log_probs)) {
-        autograd::record(out, "NllLossBackward", {log_probs},
-                         [shape = log_probs.shape(), targets, reduction, ignore_index, used, classes, batched](
-                             const Tensor& grad, autograd::Node&) {
-                             const Tensor counted = targets != ignore_index;
-                             const Tensor safe_targets = where(counted, targets, 0);
-                             const double scale = reduction == Reduction::Mean ? -1.0 / static_cast<double>(used) : -1.0;
-                             const Tensor per_loss = reduction == Reduction::None ? grad.reshape({-1})
-                                                                                  : grad.expand({targets.numel()});
-                             const Tensor weights = where(counted, per_loss * scale, 0);
-                             const Tensor grad_rows = scatter_add(zeros({targets.numel(), classes}, grad.dtype()), 1,
-                                                                  safe_targets.unsqueeze(1), weights.unsqueeze(1));
-                             if (!batched) {
-                                 return autograd::Grads{grad_rows.view(shape)};
-                             }
-                             // Undo the forward's move of the class dimension to the end.
-                             Shape moved = shape;
-                             moved.erase(moved.begin() + 1);
-                             moved.push_back(classes);
-                             return autograd::Grads{grad_rows.view(moved).unsqueeze(1).transpose(1, -1).squeeze(-1)};
-                         });
-    }
-//< stage 7
-    return out;
-}
-
-Tensor cross_entropy(const Tensor& logits, const Tensor& target, Reduction reduction, std::int64_t ignore_index) {
-    KAEL_CHECK_VALUE(logits.dim() >= 1, "cross_entropy expects logits of shape [C], [N, C] or [N, C, d1, ...]");
-    return nll_loss(log_softmax(logits, logits.dim() >= 2 ? 1 : 0), target, reduction, ignore_index);
-}
-
-Tensor mse_loss(const Tensor& a, const Tensor& b, Reduction reduction) {
-    const Tensor difference = sub(a, b);
-    const Tensor squares = mul(difference, difference);
-    switch (reduction) {
-    case Reduction::None:
-        return squares;
-    case Reduction::Sum:
-        return sum(squares);
-    case Reduction::Mean:
-        return mean(squares);
-    }
-    detail::unreachable();
 }
 
 Tensor layer_norm(const Tensor& t, const Shape& normalized_shape, const std::optional<Tensor>& weight,
@@ -302,49 +244,42 @@ Tensor layer_norm(const Tensor& t, const Shape& normalized_shape, const std::opt
             }
         }
     });
-//> stage 7
-    // With x^ = (x - mean) * rstd over the normalized dimensions and g = dy * w:
-    // dx = rstd * (g - mean(g) - x^ * mean(g * x^)), dw = sum of dy * x^, db = sum of dy,
-    // written with operations so that layer_norm has second derivatives too.
-    if (autograd::should_record(t, weight, bias)) {
-        autograd::record(out, "NativeLayerNormBackward", {t, weight, bias},
-                         [x = autograd::SavedTensor(t), w = weight ? std::optional(autograd::SavedTensor(*weight)) : std::nullopt,
-                          trailing, eps](const Tensor& grad, autograd::Node& node) {
-                             const Tensor input = x.unpack(node);
-                             Dims normalized;
-                             Dims leading;
-                             for (std::int64_t d = 0; d < input.dim(); ++d) {
-                                 (d >= input.dim() - trailing ? normalized : leading).push_back(d);
-                             }
-                             const Tensor centered = input - mean(input, normalized, true);
-                             const Tensor rstd = rsqrt(mean(centered * centered, normalized, true) + eps);
-                             const Tensor normed = centered * rstd;
-                             autograd::Grads grads(3);
-                             if (node.needs_input_grad(0)) {
-                                 const Tensor g = w ? grad * w->unpack(node) : grad;
-                                 grads[0] = rstd * (g - mean(g, normalized, true) - normed * mean(g * normed, normalized, true));
-                             }
-                             if (node.needs_input_grad(1)) {
-                                 grads[1] = leading.empty() ? grad * normed : sum(grad * normed, leading);
-                             }
-                             if (node.needs_input_grad(2)) {
-                                 grads[2] = leading.empty() ? grad : sum(grad, leading);
-                             }
-                             return grads;
-                         });
-    }
-//< stage 7
     return out;
+}
+
+}  // namespace
+
+namespace kael {
+
+Tensor cross_entropy(const Tensor& logits, const Tensor& target, Reduction reduction, std::int64_t ignore_index) {
+    KAEL_CHECK_VALUE(logits.dim() >= 1, "cross_entropy expects logits of shape [C], [N, C] or [N, C, d1, ...]");
+    return nll_loss(log_softmax(logits, logits.dim() >= 2 ? 1 : 0), target, reduction, ignore_index);
+}
+
+Tensor mse_loss(const Tensor& a, const Tensor& b, Reduction reduction) {
+    const Tensor difference = sub(a, b);
+    const Tensor squares = mul(difference, difference);
+    switch (reduction) {
+    case Reduction::None:
+        return squares;
+    case Reduction::Sum:
+        return sum(squares);
+    case Reduction::Mean:
+        return mean(squares);
+    }
+    detail::unreachable();
 }
 
 Tensor dropout(const Tensor& t, double p, bool training) {
     KAEL_CHECK_VALUE(p >= 0 && p <= 1, "dropout probability has to be between 0 and 1, got " << p);
     KAEL_CHECK_TYPE(is_floating_point(t.dtype()), "dropout only supports floating point dtypes, got " << t.dtype());
-    if (!training) {
+    // As in PyTorch: nothing to drop returns the input itself, and p = 1 multiplies by 0
+    // rather than divide by 1 - p = 0. Either way the result stays in the graph.
+    if (!training || p == 0 || t.numel() == 0) {
         return t;
     }
     if (p == 1) {
-        return zeros_like(t);  // 1 / (1 - p) would divide by zero
+        return mul(t, 0.0);
     }
     // Keeping each element with probability 1 - p and scaling by 1 / (1 - p) leaves the
     // expected value of every element unchanged.

@@ -14,13 +14,6 @@
 #include "kernels/cpu/integer_math.h"
 #include "kernels/cpu/simd.h"
 #include "kael/factory.h"
-//> stage 7
-#include "autograd/recording.h"
-#include "kael/ops/binary.h"
-#include "kael/ops/compare.h"
-#include "kael/ops/indexing.h"
-#include "kael/ops/unary.h"
-//< stage 7
 
 namespace kael {
 namespace {
@@ -393,187 +386,6 @@ void check_floating(const Tensor& t, const char* op) {
                        << "; convert it with to(DType::F32) first");
 }
 
-}  // namespace
-
-//> stage 7
-// ---- backward helpers (chapter 06) -------------------------------------------------------------
-
-namespace {
-
-// Which dimensions of a `rank`-d input a reduction over `dims` removes (none listed: all).
-std::vector<bool> reduced_dimensions(std::size_t rank, const Dims& dims) {
-    std::vector<bool> reduced(rank, dims.empty());
-    for (const std::int64_t d : dims) {
-        reduced[static_cast<std::size_t>(wrap_dim(d, static_cast<std::int64_t>(rank)))] = true;
-    }
-    return reduced;
-}
-
-// A reduction's gradient (or result) brought back to the input's shape: the reduced
-// dimensions put back with size 1 where keepdim dropped them, then expanded.
-Tensor unreduce(const Tensor& grad, const Shape& shape, const Dims& dims, bool keepdim) {
-    Tensor g = grad;
-    if (!keepdim) {
-        const std::vector<bool> reduced = reduced_dimensions(shape.size(), dims);
-        for (std::size_t d = 0; d < reduced.size(); ++d) {
-            if (reduced[d]) {
-                g = g.unsqueeze(static_cast<std::int64_t>(d));
-            }
-        }
-    }
-    return g.expand(shape);
-}
-
-// How many input elements each output of the reduction combines.
-std::int64_t reduced_count(const Shape& shape, const Dims& dims) {
-    const std::vector<bool> reduced = reduced_dimensions(shape.size(), dims);
-    std::int64_t count = 1;
-    for (std::size_t d = 0; d < shape.size(); ++d) {
-        count *= reduced[d] ? shape[d] : 1;
-    }
-    return count;
-}
-
-// The product of the other elements of each reduced run, x's shape: r / x where a run has
-// no zero; where it has one, the product of the rest at the zero and 0 elsewhere; 0
-// everywhere in a run with two or more. Built from operations, so it is differentiable too.
-Tensor product_of_others(const Tensor& x, const Dims& dims) {
-    const Tensor is_zero = x == 0;
-    const Tensor nonzero_product = unreduce(prod(where(is_zero, 1, x), dims, true), x.shape(), dims, true);
-    const Tensor zero_count = unreduce(sum(is_zero, dims, true), x.shape(), dims, true);
-    return where(is_zero, where(zero_count == 1, nonzero_product, 0),
-                 where(zero_count == 0, nonzero_product / x, 0));
-}
-
-// PyTorch's subgradient of amax, amin, max() and min(): the gradient is shared evenly
-// among the elements equal to the extreme.
-void record_even_extreme(const Tensor& out, const Tensor& t, const Dims& dims, bool keepdim, const char* name) {
-    if (autograd::should_record(t)) {
-        autograd::record(out, name, {t},
-                         [x = autograd::SavedTensor(t), result = autograd::SavedTensor::output(out), dims, keepdim](
-                             const Tensor& grad, autograd::Node& node) {
-                             const Tensor input = x.unpack(node);
-                             const Tensor is_extreme = input == unreduce(result.unpack(node), input.shape(), dims, keepdim);
-                             const Tensor count = unreduce(sum(is_extreme, dims, true), input.shape(), dims, true);
-                             return autograd::Grads{
-                                 where(is_extreme, unreduce(grad, input.shape(), dims, keepdim) / count, 0)};
-                         });
-    }
-}
-
-// max(dim) and min(dim): the gradient goes to the position the indices name.
-void record_selected_extreme(const ValuesIndices& out, const Tensor& t, std::int64_t dim, bool keepdim,
-                             const char* name) {
-    if (autograd::should_record(t)) {
-        autograd::record(out.values, name, {t},
-                         [shape = t.shape(), indices = out.indices, dim, keepdim](const Tensor& grad, autograd::Node&) {
-                             const Tensor where_from = keepdim || shape.empty() ? indices : indices.unsqueeze(dim);
-                             const Tensor values = keepdim || shape.empty() ? grad : grad.unsqueeze(dim);
-                             if (shape.empty()) {
-                                 return autograd::Grads{values};
-                             }
-                             return autograd::Grads{scatter_add(zeros(shape, grad.dtype()), dim, where_from, values)};
-                         });
-    }
-}
-
-}  // namespace
-//< stage 7
-
-// ---- sums, means, products ------------------------------------------------------------------------
-
-Tensor sum(const Tensor& t) { return sum(t, {}, false); }
-
-Tensor sum(const Tensor& t, const Dims& dims, bool keepdim) {
-    Tensor out = sum_like(t, dims, keepdim, false);
-//> stage 7
-    autograd::record_linear(out, t, "SumBackward", [shape = t.shape(), dims, keepdim](const Tensor& grad) {
-        return unreduce(grad, shape, dims, keepdim);
-    });
-//< stage 7
-    return out;
-}
-
-Tensor prod(const Tensor& t) { return prod(t, {}, false); }
-
-Tensor prod(const Tensor& t, const Dims& dims, bool keepdim) {
-    Tensor out = sum_like(t, dims, keepdim, true);
-//> stage 7
-    autograd::record_from_input(out, t, "ProdBackward", [dims, keepdim](const Tensor& grad, const Tensor& x) {
-        return unreduce(grad, x.shape(), dims, keepdim) * product_of_others(x, dims);
-    });
-//< stage 7
-    return out;
-}
-
-Tensor mean(const Tensor& t) { return mean(t, {}, false); }
-
-Tensor mean(const Tensor& t, const Dims& dims, bool keepdim) {
-    check_floating(t, "mean");
-    const Reduction reduction = describe(t, dims, keepdim);
-    Tensor out = dispatch_floating(t.dtype(), "mean", [&]<typename T>() {
-        return run_reduction<T, T>(t, reduction, t.dtype(), MeanReducer<T>{});
-    });
-//> stage 7
-    autograd::record_linear(out, t, "MeanBackward", [shape = t.shape(), dims, keepdim](const Tensor& grad) {
-        return unreduce(grad, shape, dims, keepdim) / static_cast<double>(reduced_count(shape, dims));
-    });
-//< stage 7
-    return out;
-}
-
-// ---- extremes ---------------------------------------------------------------------------------------
-
-Tensor amax(const Tensor& t, const Dims& dims, bool keepdim) {
-    Tensor out = extreme_values<true>(t, dims, keepdim, "amax");
-//> stage 7
-    record_even_extreme(out, t, dims, keepdim, "AmaxBackward");
-//< stage 7
-    return out;
-}
-
-Tensor amin(const Tensor& t, const Dims& dims, bool keepdim) {
-    Tensor out = extreme_values<false>(t, dims, keepdim, "amin");
-//> stage 7
-    record_even_extreme(out, t, dims, keepdim, "AminBackward");
-//< stage 7
-    return out;
-}
-
-Tensor max(const Tensor& t) {
-    Tensor out = extreme_values<true>(t, {}, false, "max");
-//> stage 7
-    record_even_extreme(out, t, {}, false, "MaxBackward");
-//< stage 7
-    return out;
-}
-
-Tensor min(const Tensor& t) {
-    Tensor out = extreme_values<false>(t, {}, false, "min");
-//> stage 7
-    record_even_extreme(out, t, {}, false, "MinBackward");
-//< stage 7
-    return out;
-}
-
-ValuesIndices max(const Tensor& t, std::int64_t dim, bool keepdim) {
-    ValuesIndices out = extreme_positions<true>(t, {dim}, keepdim, "max");
-//> stage 7
-    record_selected_extreme(out, t, dim, keepdim, "MaxBackward");
-//< stage 7
-    return out;
-}
-
-ValuesIndices min(const Tensor& t, std::int64_t dim, bool keepdim) {
-    ValuesIndices out = extreme_positions<false>(t, {dim}, keepdim, "min");
-//> stage 7
-    record_selected_extreme(out, t, dim, keepdim, "MinBackward");
-//< stage 7
-    return out;
-}
-
-namespace {
-
 // max(dim) accepts Bool, argmax does not: PyTorch has no argmax kernel for bool tensors.
 template <bool largest> Tensor extreme_position(const Tensor& t, const Dims& dims, bool keepdim, const char* op) {
     KAEL_CHECK_TYPE(t.dtype() != DType::Bool,
@@ -581,15 +393,65 @@ template <bool largest> Tensor extreme_position(const Tensor& t, const Dims& dim
     return extreme_positions<largest>(t, dims, keepdim, op).indices;
 }
 
+
 }  // namespace
 
-Tensor argmax(const Tensor& t) { return extreme_position<true>(t.reshape({-1}), {0}, false, "argmax"); }
-Tensor argmin(const Tensor& t) { return extreme_position<false>(t.reshape({-1}), {0}, false, "argmin"); }
-Tensor argmax(const Tensor& t, std::int64_t dim, bool keepdim) {
-    return extreme_position<true>(t, {dim}, keepdim, "argmax");
+}  // namespace kael
+
+//> until 7
+//| namespace kael {
+//< until 7
+//> stage 7
+// From chapter 06 on these are the operations below autograd: kael::sum, what users call, is
+// the autograd layer's (autograd/functions/reduce.cpp), which runs native::sum and records
+// its backward. The reductions that return indices or Bool (argmax, any, all) stay below.
+namespace kael::native {
+//< stage 7
+
+// ---- sums, means, products ------------------------------------------------------------------------
+
+Tensor sum(const Tensor& t, const Dims& dims, bool keepdim) {
+    return sum_like(t, dims, keepdim, false);
 }
-Tensor argmin(const Tensor& t, std::int64_t dim, bool keepdim) {
-    return extreme_position<false>(t, {dim}, keepdim, "argmin");
+
+Tensor prod(const Tensor& t, const Dims& dims, bool keepdim) {
+    return sum_like(t, dims, keepdim, true);
+}
+
+Tensor mean(const Tensor& t, const Dims& dims, bool keepdim) {
+    check_floating(t, "mean");
+    const Reduction reduction = describe(t, dims, keepdim);
+    return dispatch_floating(t.dtype(), "mean", [&]<typename T>() {
+        return run_reduction<T, T>(t, reduction, t.dtype(), MeanReducer<T>{});
+    });
+}
+
+// ---- extremes ---------------------------------------------------------------------------------------
+
+Tensor amax(const Tensor& t, const Dims& dims, bool keepdim) {
+    return extreme_values<true>(t, dims, keepdim, "amax");
+}
+
+Tensor amin(const Tensor& t, const Dims& dims, bool keepdim) {
+    return extreme_values<false>(t, dims, keepdim, "amin");
+}
+
+Tensor max(const Tensor& t) {
+    return extreme_values<true>(t, {}, false, "max");
+}
+
+Tensor min(const Tensor& t) {
+    return extreme_values<false>(t, {}, false, "min");
+}
+
+ValuesIndices max(const Tensor& t, std::int64_t dim, bool keepdim) {
+    ValuesIndices out = extreme_positions<true>(t, {dim}, keepdim, "max");
+    return out;
+}
+
+ValuesIndices min(const Tensor& t, std::int64_t dim, bool keepdim) {
+    ValuesIndices out = extreme_positions<false>(t, {dim}, keepdim, "min");
+    return out;
 }
 
 // ---- variance, logsumexp ----------------------------------------------------------------------------
@@ -625,19 +487,12 @@ Tensor var(const Tensor& t, const Dims& dims, double correction, bool keepdim) {
                                                 : std::numeric_limits<double>::quiet_NaN());
         }
     });
-//> stage 7
-    // d/dx_i of sum (x - mean)^2 / (N - correction) is 2 (x_i - mean) / (N - correction).
-    autograd::record_from_input(result, t, "VarBackward", [dims, correction, keepdim](const Tensor& grad, const Tensor& x) {
-        const double divisor = static_cast<double>(reduced_count(x.shape(), dims)) - correction;
-        return unreduce(grad, x.shape(), dims, keepdim) * (x - mean(x, dims, true)) * (2 / divisor);
-    });
-//< stage 7
     return result;
 }
 
 Tensor std(const Tensor& t, const Dims& dims, double correction, bool keepdim) {
     check_floating(t, "std");
-    Tensor v = var(t, dims, correction, keepdim);
+    Tensor v = kael::var(t, dims, correction, keepdim);
     dispatch_floating(v.dtype(), "std", [&]<typename T>() {
         T* values = v.data_ptr<T>();
         const std::int64_t count = v.numel();
@@ -645,23 +500,6 @@ Tensor std(const Tensor& t, const Dims& dims, double correction, bool keepdim) {
             values[i] = std::sqrt(values[i]);
         }
     });
-//> stage 7
-    // std = sqrt(var): its gradient is var's divided by 2 std.
-    if (autograd::should_record(t)) {
-        autograd::record(v, "StdBackward", {t},
-                         [x = autograd::SavedTensor(t), result = autograd::SavedTensor::output(v), dims, correction,
-                          keepdim](const Tensor& grad, autograd::Node& node) {
-                             const Tensor input = x.unpack(node);
-                             const double divisor = static_cast<double>(reduced_count(input.shape(), dims)) - correction;
-                             // Where the deviation is 0 the derivative of sqrt is infinite; PyTorch
-                         // gives 0 there (every term of it is 0 then), and so does kael.
-                         const Tensor deviation = result.unpack(node);
-                         const Tensor scale =
-                             unreduce(where(deviation == 0, 0, grad / deviation), input.shape(), dims, keepdim);
-                             return autograd::Grads{scale * (input - mean(input, dims, true)) / divisor};
-                         });
-    }
-//< stage 7
     return v;
 }
 
@@ -688,27 +526,8 @@ Tensor logsumexp(const Tensor& t, const Dims& dims, bool keepdim) {
             out[o] = static_cast<T>(static_cast<double>(largest) + std::log(total));
         }
     });
-//> stage 7
-    // d/dx_i log sum exp(x) = exp(x_i - logsumexp(x)), the softmax of the run.
-    if (autograd::should_record(t)) {
-        autograd::record(result, "LogsumexpBackward", {t},
-                         [x = autograd::SavedTensor(t), saved = autograd::SavedTensor::output(result), dims, keepdim](
-                             const Tensor& grad, autograd::Node& node) {
-                             const Tensor input = x.unpack(node);
-                             const Tensor total = unreduce(saved.unpack(node), input.shape(), dims, keepdim);
-                             return autograd::Grads{unreduce(grad, input.shape(), dims, keepdim) * exp(input - total)};
-                         });
-    }
-//< stage 7
     return result;
 }
-
-// ---- logical ------------------------------------------------------------------------------------------
-
-Tensor any(const Tensor& t) { return truth_reduction<true>(t, {}, false); }
-Tensor any(const Tensor& t, const Dims& dims, bool keepdim) { return truth_reduction<true>(t, dims, keepdim); }
-Tensor all(const Tensor& t) { return truth_reduction<false>(t, {}, false); }
-Tensor all(const Tensor& t, const Dims& dims, bool keepdim) { return truth_reduction<false>(t, dims, keepdim); }
 
 // ---- cumulative sum ---------------------------------------------------------------------------------
 
@@ -739,18 +558,35 @@ Tensor cumsum(const Tensor& t, std::int64_t dim) {
             }
         }
     });
-    Tensor out = scanned.transpose(d, -1).contiguous();
-//> stage 7
-    // Each input element reaches every later output: its gradient is the sum of the output
-    // gradients from its position to the end, total - (running sum) + own.
-    autograd::record_linear(out, t, "CumsumBackward", [dim](const Tensor& grad) {
-        if (grad.dim() == 0) {
-            return grad;
-        }
-        return sum(grad, {dim}, true) - cumsum(grad, dim) + grad;
-    });
-//< stage 7
-    return out;
+    return scanned.transpose(d, -1).contiguous();
 }
+
+}  // namespace
+
+namespace kael {
+
+// ---- over every element -------------------------------------------------------------------------
+
+Tensor sum(const Tensor& t) { return sum(t, {}, false); }
+Tensor prod(const Tensor& t) { return prod(t, {}, false); }
+Tensor mean(const Tensor& t) { return mean(t, {}, false); }
+
+// ---- positions -------------------------------------------------------------------------------------
+
+Tensor argmax(const Tensor& t) { return extreme_position<true>(t.reshape({-1}), {0}, false, "argmax"); }
+Tensor argmin(const Tensor& t) { return extreme_position<false>(t.reshape({-1}), {0}, false, "argmin"); }
+Tensor argmax(const Tensor& t, std::int64_t dim, bool keepdim) {
+    return extreme_position<true>(t, {dim}, keepdim, "argmax");
+}
+Tensor argmin(const Tensor& t, std::int64_t dim, bool keepdim) {
+    return extreme_position<false>(t, {dim}, keepdim, "argmin");
+}
+
+// ---- logical ------------------------------------------------------------------------------------------
+
+Tensor any(const Tensor& t) { return truth_reduction<true>(t, {}, false); }
+Tensor any(const Tensor& t, const Dims& dims, bool keepdim) { return truth_reduction<true>(t, dims, keepdim); }
+Tensor all(const Tensor& t) { return truth_reduction<false>(t, {}, false); }
+Tensor all(const Tensor& t, const Dims& dims, bool keepdim) { return truth_reduction<false>(t, dims, keepdim); }
 
 }  // namespace kael

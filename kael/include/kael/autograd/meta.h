@@ -19,14 +19,15 @@ class Node;
 /// Returning a tensor replaces the gradient; returning nothing keeps it.
 using GradHook = std::function<std::optional<Tensor>(const Tensor&)>;
 
-/// The autograd state of one TensorImpl. Tensors outside autograd have none (a null
+/// The autograd state of one TensorImpl, which holds it as an AutogradMetaInterface: core
+/// code sees only that interface. Tensors outside autograd have none (a null
 /// `TensorImpl::autograd`), so they pay one pointer.
 ///
 /// A tensor is a *leaf* when it has no grad_fn: the user created it. A leaf requires grad
 /// when the user said so; a non-leaf requires grad because an input of the operation that
 /// made it did, and its grad_fn is the node that sends gradients back through that
 /// operation.
-struct AutogradMeta {
+struct AutogradMeta final : AutogradMetaInterface {
     /// Set on leaves by requires_grad_(); for non-leaves, grad_fn says it instead.
     bool requires_grad = false;
     /// The accumulated gradient: filled by backward() on leaves, and on non-leaves that
@@ -57,7 +58,7 @@ struct AutogradMeta {
     AutogradMeta& operator=(const AutogradMeta&) = delete;
     /// Unregisters a view from its base and hands grad_fn to the iterative release, so
     /// that freeing a long chain of nodes does not recurse once per node.
-    ~AutogradMeta();
+    ~AutogradMeta() override;
 };
 
 }  // namespace kael::autograd

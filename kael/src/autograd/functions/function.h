@@ -1,0 +1,75 @@
+#pragma once
+// How a differentiable function is written (chapter 06).
+//
+// Every function a user calls, kael::exp or kael::matmul, is defined in this folder, one
+// file per family of operations. Each runs the operation of the layer below (kael::native,
+// in kael/src/ops and kael/src/core), and when an input requires grad it records a node
+// with the backward formula:
+//
+//     Tensor exp(const Tensor& t) {
+//         return autograd::with_output_saved(t, "ExpBackward", [&] { return native::exp(t); },
+//                                            [](const Tensor& grad, const Tensor& y) { return grad * y; });
+//     }
+//
+// The operation runs below autograd, with recording off: whatever it calls internally
+// records nothing of its own, and the one node recorded here stands for the whole of it.
+// A formula is ordinary kael code, so a backward pass with create_graph records the graph
+// of the gradients through these same functions.
+#include <initializer_list>
+#include <utility>
+
+#include "autograd/recording.h"
+#include "kael/autograd/grad_mode.h"
+#include "kael/tensor.h"
+
+namespace kael::autograd {
+
+// `compute()` run with recording off: what an operation does below autograd.
+template <typename Compute> [[nodiscard]] decltype(auto) below_autograd(Compute&& compute) {
+    const NoGradGuard no_grad;
+    return std::forward<Compute>(compute)();
+}
+
+// The frame of every differentiable function: `compute()`, and when grad mode is on and
+// one of `inputs` requires grad, `record(out)` on its result. A call on tensors outside
+// autograd costs a thread-local read and one pointer test per input.
+template <typename Compute, typename Record>
+[[nodiscard]] Tensor differentiable(std::initializer_list<Input> inputs, Compute&& compute, Record&& record) {
+    if (!should_record(inputs)) {
+        return std::forward<Compute>(compute)();
+    }
+    Tensor out = below_autograd(std::forward<Compute>(compute));
+    std::forward<Record>(record)(out);
+    return out;
+}
+
+// The shapes most element-wise formulas take, out = f(t): the gradient as a function of the
+// incoming gradient and the saved input (with_input_saved), the saved output
+// (with_output_saved), or the incoming gradient alone (linear). Each saves only what its
+// formula reads.
+template <typename Compute, typename Backward>
+[[nodiscard]] Tensor with_input_saved(const Tensor& t, const char* name, Compute&& compute, Backward backward) {
+    return differentiable({t}, std::forward<Compute>(compute), [&](const Tensor& out) {
+        record(out, name, {t}, [input = SavedTensor(t), backward](const Tensor& grad, Node& node) {
+            return Grads{backward(grad, input.unpack(node))};
+        });
+    });
+}
+
+template <typename Compute, typename Backward>
+[[nodiscard]] Tensor with_output_saved(const Tensor& t, const char* name, Compute&& compute, Backward backward) {
+    return differentiable({t}, std::forward<Compute>(compute), [&](const Tensor& out) {
+        record(out, name, {t}, [result = SavedTensor::output(out), backward](const Tensor& grad, Node& node) {
+            return Grads{backward(grad, result.unpack(node))};
+        });
+    });
+}
+
+template <typename Compute, typename Backward>
+[[nodiscard]] Tensor linear(const Tensor& t, const char* name, Compute&& compute, Backward backward) {
+    return differentiable({t}, std::forward<Compute>(compute), [&](const Tensor& out) {
+        record(out, name, {t}, [backward](const Tensor& grad, Node&) { return Grads{backward(grad)}; });
+    });
+}
+
+}  // namespace kael::autograd

@@ -1,0 +1,24 @@
+// Operations that only backward passes use (chapter 06): derivatives that have a kernel of
+// their own because composing them from other operations would be slower or less exact.
+#include "ops/native.h"
+
+#include "kernels/cpu/elementwise.h"
+#include "kernels/cpu/gelu.h"
+
+namespace kael::native {
+
+Tensor gelu_derivative(const Tensor& x, std::string_view approximate, int order) {
+    KAEL_CHECK(order == 1 || order == 2, "gelu_derivative: order must be 1 or 2, got " << order);
+    const bool tanh_form = approximate == "tanh";
+    const bool second = order == 2;
+    return detail::unary_kernel<detail::Dtypes::Floating>(x, x.dtype(), "gelu_backward", [=]<typename T>() {
+        return [=](T v) {
+            if (tanh_form) {
+                return second ? detail::gelu_tanh_second_derivative(v) : detail::gelu_tanh_derivative(v);
+            }
+            return second ? detail::gelu_exact_second_derivative(v) : detail::gelu_exact_derivative(v);
+        };
+    });
+}
+
+}  // namespace kael::native

@@ -1,0 +1,139 @@
+#pragma once
+// The operations below autograd (chapter 06), as the autograd layer calls them.
+//
+// Each public function with a backward formula, kael::exp say, is defined by the autograd
+// layer (kael/src/autograd/functions/), which runs native::exp from here and records the
+// formula. The native functions check their arguments, promote, allocate and compute, and
+// never record: they are what the public functions were in chapter 05. Their documentation
+// is that of the public function of the same name.
+#include <cstdint>
+#include <optional>
+#include <string_view>
+#include <vector>
+
+#include "kael/ops/nn.h"
+#include "kael/ops/reduce.h"
+#include "kael/scalar.h"
+#include "kael/shape.h"
+#include "kael/tensor.h"
+
+namespace kael::native {
+
+// ---- copies (core/tensor.cpp) ---------------------------------------------------------------
+Tensor to_copy(const Tensor& self, DType target);
+Tensor to_copy(const Tensor& self, Device target);
+Tensor clone(const Tensor& self);
+
+// ---- views (core/view.cpp) ------------------------------------------------------------------
+Tensor as_strided(const Tensor& self, const Shape& shape, const Strides& strides, std::int64_t offset);
+Tensor view(const Tensor& self, const Shape& shape);
+Tensor transpose(const Tensor& self, std::int64_t dim0, std::int64_t dim1);
+Tensor permute(const Tensor& self, const std::vector<std::int64_t>& dims);
+Tensor slice(const Tensor& self, std::int64_t dim, std::optional<std::int64_t> start, std::optional<std::int64_t> end,
+             std::int64_t step);
+Tensor select(const Tensor& self, std::int64_t dim, std::int64_t index);
+Tensor expand(const Tensor& self, const Shape& shape);
+Tensor squeeze(const Tensor& self);
+Tensor squeeze(const Tensor& self, std::int64_t dim);
+Tensor unsqueeze(const Tensor& self, std::int64_t dim);
+Tensor unflatten(const Tensor& self, std::int64_t dim, const Shape& sizes);
+
+// ---- one operand (ops/unary.cpp) ------------------------------------------------------------
+Tensor neg(const Tensor& t);
+Tensor abs(const Tensor& t);
+Tensor sign(const Tensor& t);
+Tensor exp(const Tensor& t);
+Tensor log(const Tensor& t);
+Tensor log1p(const Tensor& t);
+Tensor expm1(const Tensor& t);
+Tensor sqrt(const Tensor& t);
+Tensor rsqrt(const Tensor& t);
+Tensor sin(const Tensor& t);
+Tensor cos(const Tensor& t);
+Tensor tanh(const Tensor& t);
+Tensor sigmoid(const Tensor& t);
+Tensor relu(const Tensor& t);
+Tensor gelu(const Tensor& t, std::string_view approximate);
+Tensor silu(const Tensor& t);
+Tensor floor(const Tensor& t);
+Tensor ceil(const Tensor& t);
+Tensor round(const Tensor& t);
+Tensor clamp(const Tensor& t, std::optional<Scalar> min, std::optional<Scalar> max);
+
+// ---- two operands (ops/binary.cpp) ----------------------------------------------------------
+Tensor add(const Tensor& a, const Tensor& b, Scalar alpha);
+Tensor add(const Tensor& t, Scalar s, Scalar alpha);
+Tensor sub(const Tensor& a, const Tensor& b, Scalar alpha);
+Tensor sub(const Tensor& t, Scalar s, Scalar alpha);
+Tensor sub(Scalar s, const Tensor& t, Scalar alpha);
+Tensor mul(const Tensor& a, const Tensor& b);
+Tensor mul(const Tensor& t, Scalar s);
+Tensor div(const Tensor& a, const Tensor& b);
+Tensor div(const Tensor& t, Scalar s);
+Tensor div(Scalar s, const Tensor& t);
+Tensor floor_divide(const Tensor& a, const Tensor& b);
+Tensor remainder(const Tensor& a, const Tensor& b);
+Tensor pow(const Tensor& a, const Tensor& b);
+Tensor pow(const Tensor& t, Scalar exponent);
+Tensor pow(Scalar base, const Tensor& t);
+Tensor maximum(const Tensor& a, const Tensor& b);
+Tensor minimum(const Tensor& a, const Tensor& b);
+Tensor atan2(const Tensor& a, const Tensor& b);
+
+// ---- selection by a mask (ops/compare.cpp) --------------------------------------------------
+Tensor where(const Tensor& condition, const Tensor& a, const Tensor& b);
+
+// ---- reductions (ops/reduce.cpp) ------------------------------------------------------------
+Tensor sum(const Tensor& t, const Dims& dims, bool keepdim);
+Tensor prod(const Tensor& t, const Dims& dims, bool keepdim);
+Tensor mean(const Tensor& t, const Dims& dims, bool keepdim);
+Tensor amax(const Tensor& t, const Dims& dims, bool keepdim);
+Tensor amin(const Tensor& t, const Dims& dims, bool keepdim);
+Tensor max(const Tensor& t);
+Tensor min(const Tensor& t);
+ValuesIndices max(const Tensor& t, std::int64_t dim, bool keepdim);
+ValuesIndices min(const Tensor& t, std::int64_t dim, bool keepdim);
+Tensor var(const Tensor& t, const Dims& dims, double correction, bool keepdim);
+Tensor std(const Tensor& t, const Dims& dims, double correction, bool keepdim);
+Tensor logsumexp(const Tensor& t, const Dims& dims, bool keepdim);
+Tensor cumsum(const Tensor& t, std::int64_t dim);
+
+// ---- neural-network functions (ops/nn.cpp) --------------------------------------------------
+Tensor softmax(const Tensor& t, std::int64_t dim);
+Tensor log_softmax(const Tensor& t, std::int64_t dim);
+Tensor nll_loss(const Tensor& log_probs, const Tensor& target, Reduction reduction, std::int64_t ignore_index);
+Tensor layer_norm(const Tensor& t, const Shape& normalized_shape, const std::optional<Tensor>& weight,
+                  const std::optional<Tensor>& bias, double eps);
+
+// ---- indexing (ops/indexing.cpp) ------------------------------------------------------------
+Tensor index_select(const Tensor& t, std::int64_t dim, const Tensor& index);
+Tensor gather(const Tensor& t, std::int64_t dim, const Tensor& index);
+Tensor scatter_add(const Tensor& t, std::int64_t dim, const Tensor& index, const Tensor& src);
+Tensor tril(const Tensor& t, std::int64_t diagonal);
+Tensor triu(const Tensor& t, std::int64_t diagonal);
+
+// ---- joining (ops/join.cpp) -----------------------------------------------------------------
+Tensor cat(const std::vector<Tensor>& tensors, std::int64_t dim);
+
+// ---- matrix products (ops/linalg.cpp) -------------------------------------------------------
+Tensor matmul(const Tensor& a, const Tensor& b);
+Tensor dot(const Tensor& a, const Tensor& b);
+
+// ---- in place (ops/inplace.cpp) -------------------------------------------------------------
+Tensor& add_(Tensor& self, const Tensor& other, Scalar alpha);
+Tensor& sub_(Tensor& self, const Tensor& other, Scalar alpha);
+Tensor& mul_(Tensor& self, const Tensor& other);
+Tensor& div_(Tensor& self, const Tensor& other);
+Tensor& fill_(Tensor& self, Scalar value);
+Tensor& copy_(Tensor& self, const Tensor& src);
+Tensor& clamp_(Tensor& self, std::optional<Scalar> min, std::optional<Scalar> max);
+Tensor& masked_fill_(Tensor& self, const Tensor& mask, Scalar value);
+Tensor& neg_(Tensor& self);
+
+
+// ---- used only by backward passes (ops/backward.cpp) ----------------------------------------
+// gelu'(x) (order 1) or gelu''(x) (order 2) at every element, for the approximation named
+// as gelu() names it.
+Tensor gelu_derivative(const Tensor& x, std::string_view approximate, int order);
+
+}  // namespace kael::native
