@@ -361,6 +361,17 @@ TEST(Safetensors, AHeaderThatIsNotJsonIsRefused) {
     EXPECT_TRUE(refuses<kael::ValueError>(file_with("{\"a\":"), "its 5 bytes end in the middle of a JSON value"));
 }
 
+// Found by fuzz/fuzz_safetensors.cpp: nlohmann-json refuses 105E5555, valid JSON that no
+// double holds, with an exception of its own, which escaped the reader.
+TEST(Safetensors, ANumberBeyondTheRangeOfADoubleIsRefused) {
+    const std::string overflows = "the header holds a number beyond the range of a double";
+    EXPECT_TRUE(refuses<kael::ValueError>(file_with(header_of_a("F32", "[105E5555]", "[0,0]")), overflows));
+    EXPECT_TRUE(refuses<kael::ValueError>(file_with(R"({"__metadata__":{"k":-1e400}})"), overflows));
+    // The largest doubles are numbers like any other, refused here only as a shape entry.
+    EXPECT_TRUE(refuses<kael::ValueError>(file_with(header_of_a("F32", "[1e308]", "[0,0]")),
+                                          "has a shape entry at position 0 that is a floating-point number"));
+}
+
 TEST(Safetensors, NestingAsDeepAsTheFormatsIsAcceptedOneLevelDeeperIsRefused) {
     // Three levels, the most the format has: the header, the entry of 'a', its shape.
     EXPECT_TRUE(loads(file_with(kValidHeader, kEightBytes)));

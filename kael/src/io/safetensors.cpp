@@ -205,16 +205,20 @@ Json parse_json(Bytes text) {
         }
         return true;  // keep every value
     };
-    // nlohmann's message quotes the text it was reading, which may be the whole header;
+    // nlohmann's messages quote the text it was reading, which may be the whole header;
     // only the position is kept. `byte` counts from 1 and is one past the end when the
     // text stopped too early.
     std::optional<std::size_t> error_at;
+    bool number_overflows = false;
     Json header;
     try {
         header = Json::parse(text.begin(), text.end(), check_while_parsing);
     } catch (const Json::parse_error& error) {
         error_at = error.byte - 1;
+    } catch (const Json::out_of_range&) {  // valid JSON such as 1e400, which no double holds
+        number_overflows = true;
     }
+    KAEL_CHECK_VALUE(!number_overflows, "safetensors: the header holds a number beyond the range of a double");
     KAEL_CHECK_VALUE(!error_at || *error_at < text.size(),
                      "safetensors: the header is not valid JSON: its " << count_of(text.size(), "byte")
                          << " end in the middle of a JSON value");
