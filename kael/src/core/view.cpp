@@ -63,6 +63,15 @@ Shape infer_size(const Shape& shape, std::int64_t count) {
 
 std::optional<Strides> view_strides(const Shape& old_shape, const Strides& old_strides,
                                     const Shape& new_shape) {
+    // Arguments that describe no tensor are refused before the walk below reads them.
+    KAEL_CHECK_VALUE(old_shape.size() == old_strides.size(),
+                     "view_strides: shape " << to_string(old_shape) << " and strides " << to_string(old_strides)
+                                            << " have different numbers of dimensions");
+    KAEL_CHECK_VALUE(std::all_of(old_strides.begin(), old_strides.end(), [](std::int64_t s) { return s >= 0; }),
+                     "view_strides: negative stride in " << to_string(old_strides));
+    KAEL_CHECK_VALUE(numel(new_shape) == numel(old_shape),
+                     "view_strides: shape " << to_string(new_shape) << " does not hold the " << numel(old_shape)
+                                            << " elements of shape " << to_string(old_shape));
     if (old_shape.empty()) {
         return Strides(new_shape.size(), 1);  // one element: any strides address it
     }
@@ -81,15 +90,17 @@ std::optional<Strides> view_strides(const Shape& old_shape, const Strides& old_s
     std::int64_t view_numel = 1;
     for (auto tensor_d = static_cast<std::int64_t>(old_shape.size()) - 1; tensor_d >= 0; --tensor_d) {
         tensor_numel *= old_shape[position(tensor_d)];
+        // The sizes' products cannot overflow (both shapes hold numel(old_shape) elements), but
+        // strides that no storage could hold can make these products overflow.
         const bool chunk_ends =
             tensor_d == 0 ||
             (old_shape[position(tensor_d - 1)] != 1 &&
-             old_strides[position(tensor_d - 1)] != tensor_numel * chunk_base_stride);
+             old_strides[position(tensor_d - 1)] != detail::checked_mul(tensor_numel, chunk_base_stride, "view stride"));
         if (!chunk_ends) {
             continue;
         }
         while (view_d >= 0 && (view_numel < tensor_numel || new_shape[position(view_d)] == 1)) {
-            new_strides[position(view_d)] = view_numel * chunk_base_stride;
+            new_strides[position(view_d)] = detail::checked_mul(view_numel, chunk_base_stride, "view stride");
             view_numel *= new_shape[position(view_d)];
             --view_d;
         }
@@ -181,7 +192,8 @@ Tensor slice(const Tensor& self, std::int64_t dim, std::optional<std::int64_t> s
     last = std::clamp<std::int64_t>(last < 0 ? last + size : last, first, size);
     Shape shape = self.shape();
     Strides strides = self.strides();
-    shape[d] = (last - first + step - 1) / step;
+    // ceil((last - first) / step), written so that a step near the int64 limit cannot overflow.
+    shape[d] = last == first ? 0 : (last - first - 1) / step + 1;
     const std::int64_t offset =
         detail::checked_add(self.offset(), detail::checked_mul(first, strides[d], "slice offset"),
                             "slice offset");
