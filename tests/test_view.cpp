@@ -173,6 +173,30 @@ TEST(View, SliceWithAStepNearTheInt64LimitTakesOneElement) {
     EXPECT_EQ(values(row.slice(0, 0, 4, 3)), (std::vector<std::int64_t>{0, 3}));
 }
 
+// Found by fuzz/fuzz_views.cpp (unflatten) and then by reading its neighbours (select,
+// expand, unsqueeze): an empty tensor reads nothing, so its strides may be any size, and
+// the stride and offset arithmetic of these views overflowed int64 on them.
+TEST(View, ViewsOfEmptyTensorsWithHugeStridesAreRefusedInsteadOfOverflowing) {
+    constexpr std::int64_t max = std::numeric_limits<std::int64_t>::max();
+    const Tensor storage = kael::arange(4.0);
+    const Tensor wide = kael::as_strided(storage, {0, 3}, {1, max}, 0);   // valid: no elements
+    const Tensor tall = kael::as_strided(storage, {3, 0}, {max, 1}, 0);
+    const Tensor eight = kael::as_strided(storage, {8, 0}, {max / 2, 1}, 0);
+    EXPECT_THROW((void)wide.unsqueeze(1), kael::ValueError);
+    EXPECT_THROW((void)tall.expand({1, 3, 0}), kael::ValueError);
+    EXPECT_THROW((void)tall.select(0, 2), kael::ValueError);
+    EXPECT_THROW((void)eight.unflatten(0, {2, 4}), kael::ValueError);
+    // Where the products fit, the same calls make views.
+    EXPECT_EQ(wide.unsqueeze(2).strides(), (Strides{1, max, 1}));
+    EXPECT_EQ(tall.select(0, 1).offset(), max);
+    EXPECT_EQ(kael::as_strided(storage, {8, 0}, {max / 4, 1}, 0).unflatten(0, {2, 4}).strides(),
+              (Strides{4 * (max / 4), max / 4, 1}));
+    EXPECT_EQ(kael::as_strided(storage, {3, 0}, {max / 3, 1}, 0).expand({1, 3, 0}).strides(),
+              (Strides{3 * (max / 3), max / 3, 1}));
+    // An expanded new dimension gets stride 0 and needs no product at all.
+    EXPECT_EQ(tall.expand({2, 3, 0}).strides(), (Strides{0, max, 1}));
+}
+
 TEST(View, EmptyViewPastTheEndIsValidAndPrintsEmpty) {
     const Tensor empty = kael::arange(5).slice(0, 5, 5);
     EXPECT_EQ(empty.offset(), 5);

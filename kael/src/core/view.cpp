@@ -211,7 +211,10 @@ Tensor select(const Tensor& self, std::int64_t dim, std::int64_t index) {
     const std::int64_t wrapped = index < 0 ? index + size : index;
     Shape shape = self.shape();
     Strides strides = self.strides();
-    const std::int64_t offset = self.offset() + wrapped * strides[d];
+    // Checked: an empty tensor's strides may be any size (it reads nothing), so this offset
+    // can overflow even for an index in range.
+    const std::int64_t offset = detail::checked_add(
+        self.offset(), detail::checked_mul(wrapped, strides[d], "select offset"), "select offset");
     shape.erase(shape.begin() + static_cast<std::ptrdiff_t>(d));
     strides.erase(strides.begin() + static_cast<std::ptrdiff_t>(d));
     return make_view(self, shape, strides, offset);
@@ -228,9 +231,13 @@ Tensor expand(const Tensor& self, const Shape& shape) {
     for (std::size_t i = shape.size(); i-- > 0;) {
         const bool existing = i >= added;
         std::int64_t size = existing ? self.shape()[i - added] : 1;
-        // A new leading dimension of size 1 steps over everything inside it.
-        std::int64_t stride = existing ? self.strides()[i - added]
-                                       : (i + 1 < shape.size() ? sizes[i + 1] * strides[i + 1] : 1);
+        // A new leading dimension of size 1 steps over everything inside it. Only one that
+        // stays size 1 needs that product (an expanded one gets stride 0 below), and it is
+        // checked: an empty tensor's strides may be any size.
+        const bool stays_one = !existing && shape[i] == 1 && i + 1 < shape.size();
+        std::int64_t stride = existing    ? self.strides()[i - added]
+                              : stays_one ? detail::checked_mul(sizes[i + 1], strides[i + 1], "expand stride")
+                                          : 1;
         std::int64_t target = shape[i];
         if (target == -1) {
             KAEL_CHECK_VALUE(existing, "expand: -1 is not allowed for the new leading dimension "
@@ -281,8 +288,10 @@ Tensor unsqueeze(const Tensor& self, std::int64_t dim) {
     Shape shape = self.shape();
     Strides strides = self.strides();
     // The new dimension has size 1, so its stride is never used to step; PyTorch picks the
-    // one that keeps a contiguous tensor contiguous.
-    const std::int64_t stride = d >= self.dim() ? 1 : shape[position(d)] * strides[position(d)];
+    // one that keeps a contiguous tensor contiguous. Checked: an empty tensor's strides may
+    // be any size.
+    const std::int64_t stride =
+        d >= self.dim() ? 1 : detail::checked_mul(shape[position(d)], strides[position(d)], "unsqueeze stride");
     shape.insert(shape.begin() + d, 1);
     strides.insert(strides.begin() + d, stride);
     return make_view(self, shape, strides, self.offset());
@@ -301,7 +310,9 @@ Tensor unflatten(const Tensor& self, std::int64_t dim, const Shape& sizes) {
     strides.erase(strides.begin() + static_cast<std::ptrdiff_t>(d));
     for (std::size_t i = split.size(); i-- > 0;) {
         shape.insert(shape.begin() + static_cast<std::ptrdiff_t>(d), split[i]);
-        strides.insert(strides.begin() + static_cast<std::ptrdiff_t>(d), inner[i] * base);
+        // Checked: an empty tensor's strides may be any size.
+        strides.insert(strides.begin() + static_cast<std::ptrdiff_t>(d),
+                       detail::checked_mul(inner[i], base, "unflatten stride"));
     }
     return make_view(self, shape, strides, self.offset());
 }
