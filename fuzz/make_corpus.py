@@ -272,9 +272,14 @@ def views_corpus() -> None:
         "dimensions-out-of-range": CallEncoder("F64", 6).view("transpose", 0, -(2**63))
                                    .view("select", 5, 0).shape("dim_position", 0, 0),
         # The findings of fuzz_views: view_strides with strides for another number of
-        # dimensions, and a slice with a step near the int64 limit.
+        # dimensions, a slice with a step near the int64 limit, and an unflatten of an empty
+        # tensor with a huge stride (with the neighbours that overflowed the same way).
         "finding-view-strides-length": CallEncoder("F32", 6).shape("view_strides", [2, 3], [], [6]),
         "finding-slice-huge-step": CallEncoder("F32", 64).view("slice", 0, None, None, big),
+        "finding-unflatten-huge-stride": CallEncoder("F32", 4).view("as_strided", [8, 0], [big // 2, 1], 0)
+                                         .view("unflatten", 0, [2, 4]),
+        "finding-empty-huge-strides": CallEncoder("F32", 4).view("as_strided", [3, 0], [big, 1], 0)
+                                      .view("select", 0, 2).view("expand", [1, 3, 0]).view("unsqueeze", 0),
     }
     for name, encoder in seeds.items():
         write("views", name, encoder.encode())
