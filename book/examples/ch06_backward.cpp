@@ -1,6 +1,7 @@
 // Chapter 06, "Autograd": a first backward pass, leaves and non-leaves, a tensor used
 // twice, accumulation into grad(), retain_grad and hooks, grad mode and detach, and the
-// errors of a second backward and of a gradient the engine cannot make up.
+// errors of a second backward and of a gradient the engine cannot make up, and the second
+// backward that nodes which saved nothing allow.
 #include <iostream>
 #include <optional>
 #include <string_view>
@@ -152,17 +153,19 @@ int main() {
         print_error([] { kael::from_vector<double>({1, 2}).sum().backward(); });
     }
 
-    section("stricter");
+    section("saved-nothing");
     {
-        // AddBackward and SumBackward save no tensor at all; a second pass is refused anyway.
+        // AddBackward and SumBackward save no tensor, so they can run again, as in PyTorch,
+        // and a second pass adds into x.grad() once more. MulBackward saved x, freed it after
+        // the first pass, and refuses a second.
         Tensor x = leaf({1, 2});
         const Tensor loss = (x + 1).sum();
         loss.backward();
-        print_error([&] { loss.backward(); });
-        const Tensor kept = (x + 1).sum();
-        kept.backward(std::nullopt, /*retain_graph=*/true);
-        kept.backward();
-        print_grad("with retain_graph on the first pass, x.grad() = ", x);
+        loss.backward();
+        print_grad("(x + 1).sum(), backward twice: x.grad() = ", x);
+        const Tensor product = (x * x).sum();
+        product.backward();
+        print_error([&] { product.backward(); });
     }
 
     section("dtype");

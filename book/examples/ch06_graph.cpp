@@ -48,9 +48,11 @@ Tensor leaf(std::vector<double> values) {
 }  // namespace
 
 int main() {
+    // book-region: loss
     Tensor x = leaf({0.0, 1.0, 2.0});
     Tensor w = leaf({3.0, 4.0, 5.0});
     const Tensor loss = (x * w).sum() + x.exp().mean();
+    // end-book-region: loss
 
     // Every node reachable from loss.grad_fn(), breadth first, each once.
     std::vector<std::shared_ptr<Node>> nodes{loss.grad_fn()};
