@@ -2,12 +2,14 @@
 // In-place operations on tensors in the graph (chapter 06).
 //
 // Writing into a tensor that autograd tracks changes which values its history describes.
-// kael handles the case PyTorch users meet most, a non-leaf written in place
-// (`y = x * 2; y.add_(1)`), by rebasing: the operation is recorded as if it had been out of
-// place on a copy of the old value, the result is written into the tensor, and the
-// tensor's grad_fn becomes the new node. The cases that would need PyTorch's CopySlices
-// (writes through a view, or into a tensor while views of it are in the graph) are refused
-// with an error that says so, never answered with a silently wrong gradient.
+// kael handles a non-leaf written in place (`y = x * 2; y.add_(1)`) by rebasing: the
+// operation is recorded as if it had been out of place on a copy of the old value, the
+// result is written into the tensor, and the tensor's grad_fn becomes the new node. A write
+// through a view of a tensor in the graph (`y[0].mul_(2)`) rebases the view's base instead,
+// through a CopySlices node that applies the view's gradient to its slice (inplace.cpp),
+// and the view's own history follows its base's. What stays refused, with an error that
+// says why: a leaf that requires grad, a view of one, and memory shared with a tensor
+// autograd does not follow.
 #include <functional>
 #include <initializer_list>
 
@@ -22,7 +24,7 @@ namespace kael::autograd {
 
 // Runs the in-place operation `op` as `out_of_place(copy of self)`, writes the result into
 // `self` (bumping its version) and makes the recorded node self's grad_fn. kael::Error for
-// a leaf that requires grad, and for the view cases described above.
+// the refusals described above, before anything is written.
 Tensor& inplace_through_graph(Tensor& self, const char* op, const std::function<Tensor(const Tensor&)>& out_of_place);
 
 }  // namespace kael::autograd
