@@ -108,6 +108,57 @@ TEST(AutogradEngine, RetainGraphAllowsASecondBackward) {
     EXPECT_EQ(values<double>(*x.grad()), (std::vector<double>{4, 8}));
 }
 
+TEST(AutogradEngine, SecondBackwardThroughNodesThatSavedNothingAccumulates) {
+    // sum and a product with a number save no tensor, so nothing was freed and they may run
+    // again, as in PyTorch; only a node whose saved tensors were freed refuses.
+    Tensor x = leaf({1, 2});
+    const Tensor s = (x * 3).sum();
+    s.backward();
+    s.backward();
+    EXPECT_EQ(values<double>(*x.grad()), (std::vector<double>{6, 6}));
+}
+
+TEST(AccumulateGrad, CreateGraphGivesEachLeafAGradientOfItsOwn) {
+    // Add's formula hands the same tensor (an expanded view of the loss's 1) to both
+    // operands; each leaf must own a copy, or the second backward would write through it.
+    Tensor a = leaf({1, 2, 3});
+    Tensor b = leaf({4, 5, 6});
+    const Tensor loss = (a + b).sum();
+    loss.backward(std::nullopt, /*retain_graph=*/true, /*create_graph=*/true);
+    EXPECT_FALSE(a.grad()->shares_storage(*b.grad()));
+    EXPECT_EQ(a.grad()->strides(), (kael::Strides{1}));
+    loss.backward();
+    EXPECT_EQ(values<double>(*a.grad()), (std::vector<double>{2, 2, 2}));
+    EXPECT_EQ(values<double>(*b.grad()), (std::vector<double>{2, 2, 2}));
+}
+
+TEST(AccumulateGrad, CreateGraphCopiesTheGradientTheCallerPassed) {
+    Tensor x = leaf({1, 2, 3});
+    const Tensor g = from_vector<double>({1, 2, 3});
+    x.clone().backward(g, false, /*create_graph=*/true);
+    EXPECT_FALSE(x.grad()->shares_storage(g));
+    x.clone().backward(g);
+    EXPECT_EQ(values<double>(g), (std::vector<double>{1, 2, 3}));  // the caller's tensor is untouched
+    EXPECT_EQ(values<double>(*x.grad()), (std::vector<double>{2, 4, 6}));
+}
+
+TEST(AccumulateGrad, PlainBackwardAlsoGivesEachLeafItsOwnGradient) {
+    Tensor a = leaf({1, 2});
+    Tensor b = leaf({3, 4});
+    (a + b).sum().backward();
+    EXPECT_FALSE(a.grad()->shares_storage(*b.grad()));
+    a.grad()->add_(1);  // must not change b's
+    EXPECT_EQ(values<double>(*b.grad()), (std::vector<double>{1, 1}));
+}
+
+TEST(AccumulateGrad, GradientIsLaidOutLikeATransposedLeaf) {
+    Tensor x = from_vector<double>({1, 2, 3, 4, 5, 6}).reshape({2, 3}).T();
+    x.requires_grad_();
+    (x * 2).sum().backward();
+    EXPECT_EQ(x.grad()->strides(), x.strides());
+    EXPECT_EQ(values<double>(*x.grad()), (std::vector<double>{2, 2, 2, 2, 2, 2}));
+}
+
 TEST(AutogradEngine, NonScalarOutputNeedsAGradient) {
     Tensor x = leaf({1, 2});
     const Tensor y = x * 2;

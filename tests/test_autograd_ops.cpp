@@ -418,6 +418,35 @@ TEST(GradcheckNn, DropoutScalesTheKeptGradient) {
     EXPECT_TRUE(kael::dropout(x, 0.25, false).is_same(x));
 }
 
+TEST(GradcheckNn, DropoutOfEverythingStaysInTheGraph) {
+    // p = 1 multiplies by 0, as PyTorch does: the gradient is 0, not missing.
+    Tensor x = kael::ones({3}, DType::F64);
+    x.requires_grad_();
+    const Tensor y = kael::dropout(x, 1.0);
+    ASSERT_TRUE(y.requires_grad());
+    y.sum().backward();
+    EXPECT_EQ(values<double>(*x.grad()), (std::vector<double>{0, 0, 0}));
+    EXPECT_TRUE(kael::dropout(x, 0.0).is_same(x));  // nothing to drop: the input itself, as in PyTorch
+}
+
+TEST(GradcheckReduce, CumsumGradientIsExactAtTheEndOfALongFloat32Row) {
+    // The gradient at i is the sum of the output gradients from i to the end. Computed as
+    // total - running sum + own, the last positions lose most of their float32 digits.
+    constexpr std::int64_t n = 100000;
+    kael::manual_seed(5);
+    Tensor x = kael::rand({n});
+    x.requires_grad_();
+    const Tensor weights = kael::rand({n});
+    (kael::cumsum(x, 0) * weights).sum().backward();
+    const std::vector<float> w = values<float>(weights);
+    const std::vector<float> grad = values<float>(*x.grad());
+    double expected = 0;
+    for (std::int64_t i = n - 1; i >= n - 100; --i) {
+        expected += w[static_cast<std::size_t>(i)];
+        EXPECT_NEAR(grad[static_cast<std::size_t>(i)], expected, 1e-5 * expected) << "position " << i;
+    }
+}
+
 // ---- indexing, masking, joining ------------------------------------------------------------------------
 
 TEST(GradcheckIndexing, GatherScatterSelectMask) {

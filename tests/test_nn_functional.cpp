@@ -1,6 +1,7 @@
 // Softmax, losses, layer normalization, dropout and embedding.
 #include <gtest/gtest.h>
 
+#include <bit>
 #include <cmath>
 #include <cstdint>
 #include <limits>
@@ -127,6 +128,32 @@ TEST(LayerNorm, ShapesAreChecked) {
     EXPECT_THROW((void)kael::layer_norm(x, {}), kael::ValueError);
     EXPECT_THROW((void)kael::layer_norm(x, {3}, kael::ones({2})), kael::ValueError);
     EXPECT_THROW((void)kael::layer_norm(x, {3}, kael::ones({3}, DType::F64)), kael::TypeError);
+}
+
+TEST(Softmax, Float32RowsAreWithinAFewUlpsOfADoubleReference) {
+    // softmax's exponential only ever sees x - max <= 0 (fast_exp_nonpositive): sweep that
+    // range through rows [0, v], whose second element is e^v / (1 + e^v).
+    std::vector<float> data;
+    std::vector<double> expected;
+    for (float v = -87.3f; v <= 0.0f; v += 0.0093f) {
+        data.insert(data.end(), {0.0f, v});
+        expected.push_back(std::exp(static_cast<double>(v)) / (1 + std::exp(static_cast<double>(v))));
+    }
+    const auto rows = static_cast<std::int64_t>(expected.size());
+    const auto got = values<float>(kael::softmax(kael::from_vector(data).view({rows, 2}), 1));
+    int worst = 0;
+    for (std::size_t i = 0; i < expected.size(); ++i) {
+        const auto want = static_cast<float>(expected[i]);
+        worst = std::max(worst, std::abs(std::bit_cast<std::int32_t>(got[2 * i + 1]) - std::bit_cast<std::int32_t>(want)));
+    }
+    EXPECT_LE(worst, 4);
+    // Below e^-87.34, the smallest normal float, the exponential is flushed to 0: exactly at
+    // the limit it is kept, one step past it it is 0.
+    const auto edge = values<float>(kael::softmax(kael::from_vector({0.0f, -87.3365f, 0.0f, -87.34f, 0.0f, -1000.0f}).view({3, 2}), 1));
+    EXPECT_GT(edge[1], 0.0f);
+    EXPECT_EQ(edge[3], 0.0f);
+    EXPECT_EQ(edge[5], 0.0f);
+    EXPECT_EQ(edge[4], 1.0f);
 }
 
 TEST(Dropout, KeepsTheExpectedValue) {

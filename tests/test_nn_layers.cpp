@@ -4,6 +4,7 @@
 
 #include <cmath>
 #include <memory>
+#include <thread>
 #include <vector>
 
 #include "helpers.h"
@@ -70,6 +71,40 @@ TEST(NnLinear, RefusesNegativeSizesAndAcceptsZero) {
     kael::nn::Linear empty_input(0, 2);  // PyTorch allows it: the output is the bias
     EXPECT_EQ(values<float>(*empty_input.bias), (std::vector<float>{0, 0}));
     EXPECT_EQ(empty_input(kael::zeros({3, 0})).shape(), (kael::Shape{3, 2}));
+}
+
+TEST(NnLinear, TwoLossesOnTwoThreadsAccumulateIntoOneLayer) {
+    // Separate graphs may run on separate threads (ADR 0005), sharing parameters: the
+    // layer's AccumulateGrad nodes and gradients are shared, and guarded. ThreadSanitizer
+    // runs this test too (scripts/test).
+    kael::manual_seed(3);
+    kael::nn::Linear layer(8, 4);
+    const Tensor first = kael::randn({16, 8});
+    const Tensor second = kael::randn({16, 8});
+    std::vector<float> expected_weight;
+    std::vector<float> expected_bias;
+    {
+        kael::sum(layer(first)).backward();
+        kael::sum(layer(second) * 2).backward();
+        expected_weight = values<float>(*layer.weight.grad());
+        expected_bias = values<float>(*layer.bias->grad());
+        layer.zero_grad();
+    }
+    for (int round = 0; round < 20; ++round) {
+        std::thread one([&] { kael::sum(layer(first)).backward(); });
+        std::thread two([&] { kael::sum(layer(second) * 2).backward(); });
+        one.join();
+        two.join();
+        const std::vector<float> weight = values<float>(*layer.weight.grad());
+        const std::vector<float> bias = values<float>(*layer.bias->grad());
+        for (std::size_t i = 0; i < weight.size(); ++i) {
+            ASSERT_NEAR(weight[i], expected_weight[i], 1e-4f) << "round " << round;
+        }
+        for (std::size_t i = 0; i < bias.size(); ++i) {
+            ASSERT_NEAR(bias[i], expected_bias[i], 1e-4f) << "round " << round;
+        }
+        layer.zero_grad();
+    }
 }
 
 TEST(NnEmbedding, LooksUpRowsAndIsInitialisedStandardNormal) {

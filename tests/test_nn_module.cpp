@@ -181,6 +181,29 @@ TEST(NnModule, MoveToCarriesTheGradientAndRefusesNonLeaves) {
     EXPECT_EQ(p.dtype(), kael::DType::F64);                       // and the refusal changed nothing
 }
 
+TEST(NnModule, MovingATensorTheGraphSavedIsCaughtAtBackward) {
+    Tensor x = kael::ones({2});
+    x.requires_grad_();
+    const Tensor y = kael::sum(x * x);  // the product saves x
+    x.move_to_(kael::DType::F64);
+    const std::string message = kael::testing::message_of([&] { y.backward(); });
+    EXPECT_NE(message.find("moved to other storage"), std::string::npos) << message;
+    EXPECT_FALSE(x.grad().has_value());
+}
+
+TEST(NnModule, GradientFollowsTheLeafThroughAMove) {
+    // A product with a number saves nothing, so the backward pass can run after the move;
+    // the gradient arrives in the leaf's new dtype.
+    Tensor x = kael::ones({2});
+    x.requires_grad_();
+    const Tensor y = kael::sum(x * 3);
+    x.move_to_(kael::DType::F64);
+    y.backward();
+    ASSERT_TRUE(x.grad().has_value());
+    EXPECT_EQ(x.grad()->dtype(), kael::DType::F64);
+    EXPECT_EQ(values<double>(*x.grad()), (std::vector<double>{3, 3}));
+}
+
 TEST(NnModule, MoveToLeavesEarlierViewsOnTheOldStorage) {
     Tensor t = kael::arange(4.0);
     const Tensor view = t.slice(0, 1);

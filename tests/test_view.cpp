@@ -2,6 +2,8 @@
 #include <gtest/gtest.h>
 
 #include <cstdint>
+#include <limits>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -91,6 +93,26 @@ TEST(View, ViewStridesFollowPyTorch) {
     EXPECT_EQ(kael::view_strides({}, {}, {1, 1}), (Strides{1, 1}));
 }
 
+// Found by fuzz/fuzz_views.cpp: strides for another number of dimensions than the shape
+// made view_strides read before the start of an empty vector.
+TEST(View, ViewStridesRefusesArgumentsThatDescribeNoTensor) {
+    EXPECT_EQ(kael::view_strides({2, 3}, {3, 1}, {6}), (Strides{1}));
+    EXPECT_THROW((void)kael::view_strides({2, 3}, {}, {6}), kael::ValueError);
+    EXPECT_THROW((void)kael::view_strides({2, 3}, {3, 1, 1}, {6}), kael::ValueError);
+    EXPECT_THROW((void)kael::view_strides({2, 3}, {3, -1}, {6}), kael::ValueError);
+    EXPECT_THROW((void)kael::view_strides({2, -3}, {3, 1}, {-6}), kael::ValueError);
+    // The new shape must hold the same elements: one more or one fewer is refused.
+    EXPECT_THROW((void)kael::view_strides({2, 3}, {3, 1}, {7}), kael::ValueError);
+    EXPECT_THROW((void)kael::view_strides({2, 3}, {3, 1}, {5}), kael::ValueError);
+    // Strides that no storage could hold: their steps overflow int64.
+    constexpr std::int64_t max = std::numeric_limits<std::int64_t>::max();
+    EXPECT_THROW((void)kael::view_strides({3, 3}, {5, max}, {9}), kael::ValueError);
+    const std::string message = message_of([] { (void)kael::view_strides({2, 3}, {}, {6}); });
+    EXPECT_NE(message.find("view_strides: shape [2, 3] and strides [] have different numbers of dimensions"),
+              std::string::npos)
+        << message;
+}
+
 TEST(View, TransposeSwapsShapeAndStrides) {
     const Tensor t = grid().transpose(0, 1);
     EXPECT_EQ(t.shape(), (Shape{4, 3}));
@@ -134,6 +156,45 @@ TEST(View, SliceClampsLikePython) {
     EXPECT_THROW((void)row.slice(0, 0, 5, 0), kael::ValueError);
     EXPECT_THROW((void)row.slice(0, 0, 5, -1), kael::ValueError);
     EXPECT_THROW((void)row.slice(1), kael::IndexError);
+}
+
+// Found by fuzz/fuzz_views.cpp: the size of a slice was computed as
+// (end - start + step - 1) / step, which overflows for a step near the int64 limit.
+TEST(View, SliceWithAStepNearTheInt64LimitTakesOneElement) {
+    constexpr std::int64_t max = std::numeric_limits<std::int64_t>::max();
+    const Tensor row = kael::arange(0, 5, 1, DType::I64);
+    EXPECT_EQ(values(row.slice(0, std::nullopt, std::nullopt, max)), (std::vector<std::int64_t>{0}));
+    EXPECT_EQ(values(row.slice(0, 2, std::nullopt, max)), (std::vector<std::int64_t>{2}));
+    EXPECT_EQ(row.slice(0, 5, std::nullopt, max).numel(), 0);
+    // The ceiling on both sides of a step that divides the length exactly.
+    EXPECT_EQ(values(row.slice(0, 0, 5, 4)), (std::vector<std::int64_t>{0, 4}));
+    EXPECT_EQ(values(row.slice(0, 0, 5, 5)), (std::vector<std::int64_t>{0}));
+    EXPECT_EQ(values(row.slice(0, 0, 4, 4)), (std::vector<std::int64_t>{0}));
+    EXPECT_EQ(values(row.slice(0, 0, 4, 3)), (std::vector<std::int64_t>{0, 3}));
+}
+
+// Found by fuzz/fuzz_views.cpp (unflatten) and then by reading its neighbours (select,
+// expand, unsqueeze): an empty tensor reads nothing, so its strides may be any size, and
+// the stride and offset arithmetic of these views overflowed int64 on them.
+TEST(View, ViewsOfEmptyTensorsWithHugeStridesAreRefusedInsteadOfOverflowing) {
+    constexpr std::int64_t max = std::numeric_limits<std::int64_t>::max();
+    const Tensor storage = kael::arange(4.0);
+    const Tensor wide = kael::as_strided(storage, {0, 3}, {1, max}, 0);   // valid: no elements
+    const Tensor tall = kael::as_strided(storage, {3, 0}, {max, 1}, 0);
+    const Tensor eight = kael::as_strided(storage, {8, 0}, {max / 2, 1}, 0);
+    EXPECT_THROW((void)wide.unsqueeze(1), kael::ValueError);
+    EXPECT_THROW((void)tall.expand({1, 3, 0}), kael::ValueError);
+    EXPECT_THROW((void)tall.select(0, 2), kael::ValueError);
+    EXPECT_THROW((void)eight.unflatten(0, {2, 4}), kael::ValueError);
+    // Where the products fit, the same calls make views.
+    EXPECT_EQ(wide.unsqueeze(2).strides(), (Strides{1, max, 1}));
+    EXPECT_EQ(tall.select(0, 1).offset(), max);
+    EXPECT_EQ(kael::as_strided(storage, {8, 0}, {max / 4, 1}, 0).unflatten(0, {2, 4}).strides(),
+              (Strides{4 * (max / 4), max / 4, 1}));
+    EXPECT_EQ(kael::as_strided(storage, {3, 0}, {max / 3, 1}, 0).expand({1, 3, 0}).strides(),
+              (Strides{3 * (max / 3), max / 3, 1}));
+    // An expanded new dimension gets stride 0 and needs no product at all.
+    EXPECT_EQ(tall.expand({2, 3, 0}).strides(), (Strides{0, max, 1}));
 }
 
 TEST(View, EmptyViewPastTheEndIsValidAndPrintsEmpty) {

@@ -15,6 +15,15 @@ In a page's Markdown:
                                                                  moved so the first is ##
     {{ api_reference() }}                                        links to the API reference
                                                                  of the chapter's headers
+    {{ count_tests(suite="AutogradInplace") }}                   how many tests, at the page's
+    {{ count_tests(file="tests/test_view.cpp") }}                stage, a suite or a file has
+    {{ cell("benchmarks/RESULTS.md", row="softmax", column="kael / libtorch") }}
+                                                                 one cell of a results table
+    {{ measured("softmax-row-max-before") }}                     a one-off measurement kept in
+                                                                 book/measurements.toml
+
+A number in the prose is one of the last three, never typed: the source and the recorded
+results files say what it is, so it cannot go stale.
 
 A backslash in front of the braces shows a call literally, for pages that document them.
 
@@ -49,7 +58,8 @@ log = logging.getLogger("mkdocs.hooks.kael")
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 GENERATED = "generated"
 # A backslash before the braces (\{{ code(...) }}) shows the call literally instead.
-CALL = re.compile(r"(?<!\\)\{\{\s*(code|test|output|stage_table|include|api_reference)\((.*?)\)\s*\}\}", re.S)
+CALL = re.compile(r"(?<!\\)\{\{\s*(code|test|output|stage_table|include|api_reference|count_tests|cell|measured)"
+                  r"\((.*?)\)\s*\}\}", re.S)
 LANGUAGE = {".cpp": "cpp", ".h": "cpp", ".cu": "cuda", ".py": "python", ".cmake": "cmake",
             ".txt": "cmake", ".toml": "toml", ".sh": "bash", "": "bash"}
 
@@ -292,6 +302,71 @@ def split_sections(text: str) -> dict[str, str]:
     return {name: "\n".join(lines).strip("\n") for name, lines in sections.items()}
 
 
+def render_count_tests(args: list, kwargs: dict, page: int | None) -> str:
+    """How many tests a suite or a test file has at the page's stage (or stage=)."""
+    suite = kwargs.pop("suite", None)
+    file = kwargs.pop("file", None)
+    stage = kwargs.pop("stage", page)
+    if args or kwargs or (suite is None) == (file is None):
+        raise kael_source.ReferenceError('count_tests() takes suite="Name" or file="tests/test_x.cpp", '
+                                         'and optionally stage=N')
+    cases = kael_source.find_tests(ROOT, stage)
+    count = sum(1 for case in cases.values()
+                if (suite is not None and case.full_name.split(".")[0] == suite) or case.path == file)
+    if count == 0:
+        where = "main" if stage is None else f"stage {stage}"
+        raise kael_source.ReferenceError(f"no test of {suite or file} exists at {where}")
+    return str(count)
+
+
+def render_cell(args: list, kwargs: dict) -> str:
+    """One cell of a Markdown table in a results file: the row whose first cell contains
+    `row` (exactly one must), the column whose header is `column`."""
+    row = kwargs.pop("row", None)
+    column = kwargs.pop("column", None)
+    if len(args) != 1 or row is None or column is None or kwargs:
+        raise kael_source.ReferenceError('cell() takes a path, row= and column=: '
+                                         'cell("benchmarks/RESULTS.md", row="softmax", column="kael")')
+    file = ROOT / args[0]
+    if not file.is_file():
+        raise kael_source.ReferenceError(f"file {args[0]} does not exist")
+    header, matches = None, []
+    for line in file.read_text(encoding="utf-8").splitlines():
+        if not line.startswith("|"):
+            header = None
+            continue
+        cells = [c.strip() for c in line.strip().strip("|").split("|")]
+        if header is None:
+            header = cells
+        elif not all(set(c) <= set("-: ") for c in cells) and row in cells[0] and column in header:
+            matches.append(cells[header.index(column)])
+    if len(matches) != 1:
+        raise kael_source.ReferenceError(f"{len(matches)} rows of {args[0]} contain {row!r} in a table with a "
+                                         f"column {column!r}; exactly one must")
+    return matches[0].replace("**", "")
+
+
+_measurements: dict | None = None
+
+
+def render_measured(args: list, kwargs: dict) -> str:
+    """A measurement made once and kept, with how it was made, in book/measurements.toml."""
+    global _measurements
+    if len(args) != 1 or kwargs:
+        raise kael_source.ReferenceError('measured() takes one name: measured("softmax-row-max-before")')
+    if _measurements is None:
+        import tomllib
+        _measurements = tomllib.loads((ROOT / "book" / "measurements.toml").read_text(encoding="utf-8"))
+    entry = _measurements.get(args[0])
+    if entry is None:
+        raise kael_source.ReferenceError(f"book/measurements.toml has no measurement {args[0]!r}")
+    for key in ("value", "what", "command", "date", "machine"):
+        if key not in entry:
+            raise kael_source.ReferenceError(f"measurement {args[0]!r} in book/measurements.toml lacks {key}")
+    unit = entry.get("unit", "")
+    return f"{entry['value']} {unit}".strip()
+
+
 def render_include(args: list, kwargs: dict) -> str:
     """A Markdown file inserted as it is: benchmark results a script wrote, or an exercise's
     task. level=N moves every heading so that the file's first one has level N, for a file
@@ -425,8 +500,9 @@ _tests: dict = {}
 
 
 def on_pre_build(config, **kwargs):
-    global _tests
+    global _tests, _measurements
     _errors.clear()
+    _measurements = None
     _tests_by_stage.clear()
     _tests = kael_source.find_tests(ROOT)
     write_test_pages(pathlib.Path(config["docs_dir"]), _tests)
@@ -448,6 +524,12 @@ def on_page_markdown(markdown, page, config, files, **kwargs):
                 return render_output(args, kwargs_, stage)
             if kind == "include":
                 return render_include(args, kwargs_)
+            if kind == "count_tests":
+                return render_count_tests(args, kwargs_, stage)
+            if kind == "cell":
+                return render_cell(args, kwargs_)
+            if kind == "measured":
+                return render_measured(args, kwargs_)
             if kind == "api_reference":
                 return render_api_reference(args, kwargs_, page_path, stage,
                                             pathlib.Path(config["docs_dir"]))

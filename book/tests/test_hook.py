@@ -397,3 +397,48 @@ def test_broken_reference_fails_the_mkdocs_build(tmp_path):
                             capture_output=True, text=True)
     assert result.returncode != 0
     assert 'index.md:3: code("kael/src/core/storage.cpp", "Storage::renamed") does not resolve' in result.stderr
+
+
+# ---- numbers: counts, table cells, measurements -------------------------------------------------
+
+
+def test_test_counts_follow_the_stage():
+    files = kael_source.find_tests(ROOT, 2)
+    shape_tests = sum(1 for case in files.values() if case.path == "tests/test_shape.cpp")
+    assert render('{{ count_tests(file="tests/test_shape.cpp") }}', "chapters/01-shapes-and-strides.md") == str(shape_tests)
+    suite = sum(1 for case in files.values() if case.full_name.startswith("CheckedMath."))
+    assert render('{{ count_tests(suite="CheckedMath") }}', "chapters/01-shapes-and-strides.md") == str(suite)
+    render('{{ count_tests(suite="Storage") }}', "chapters/01-shapes-and-strides.md")  # stage 2 has none
+    assert "no test of Storage exists at stage 2" in kael_hook._errors[0]
+
+
+def with_manifest(root):
+    (root / "chapters").mkdir()
+    (root / "chapters" / "stages.toml").write_text((ROOT / "chapters" / "stages.toml").read_text())
+
+
+def test_a_cell_is_found_by_its_row_and_column(tmp_path, monkeypatch):
+    with_manifest(tmp_path)
+    (tmp_path / "results.md").write_text("Intro\n\n| workload | kael | torch |\n|---|---:|---:|\n"
+                                         "| softmax rows | **0.9** | 1.0 |\n| exp | 0.7 | 1.0 |\n")
+    monkeypatch.setattr(kael_hook, "ROOT", tmp_path)
+    assert render('{{ cell("results.md", row="softmax", column="kael") }}') == "0.9"
+    assert render('{{ cell("results.md", row="exp", column="torch") }}') == "1.0"
+    render('{{ cell("results.md", row="gelu", column="kael") }}')
+    assert "0 rows of results.md contain 'gelu'" in kael_hook._errors[0]
+
+
+def test_a_measurement_needs_its_provenance(tmp_path, monkeypatch):
+    with_manifest(tmp_path)
+    (tmp_path / "book").mkdir()
+    (tmp_path / "book" / "measurements.toml").write_text(
+        '[loop]\nvalue = "16"\nunit = "ms"\nwhat = "a loop"\ncommand = "bench"\ndate = "2026-12-02"\nmachine = "m"\n'
+        '[bare]\nvalue = "3"\n')
+    monkeypatch.setattr(kael_hook, "ROOT", tmp_path)
+    kael_hook._measurements = None
+    assert render('{{ measured("loop") }}') == "16 ms"
+    render('{{ measured("bare") }}')
+    assert "lacks what" in kael_hook._errors[0]
+    render('{{ measured("missing") }}')
+    assert "has no measurement 'missing'" in kael_hook._errors[0]
+    kael_hook._measurements = None

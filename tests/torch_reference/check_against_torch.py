@@ -799,6 +799,120 @@ def grad_cases():
     for op, fn in (("inplace_on_leaf", inplace_on_leaf), ("backward_twice", backward_twice),
                    ("modified_saved_output", modified_saved_output), ("non_scalar_backward", non_scalar_backward)):
         out.append(Case(op, [tensor((3,), "float64")], {}, fn))
+    out += autograd_scenarios()
+    return out
+
+
+def autograd_scenarios():
+    """Programs that exercise one rule of autograd each, written once here and once in the
+    driver: gradients that must not alias, hooks, nodes that may run twice, writes through
+    views (CopySlices), retained gradients. Each returns the gradients it produced, flattened
+    and joined, or fails on both sides."""
+    def joined(*tensors):
+        return torch.cat([x.detach().reshape(-1).to(tensors[0].dtype) for x in tensors])
+
+    def create_graph_gives_own_gradients(a, b):
+        loss = (a + b).sum()
+        loss.backward(retain_graph=True, create_graph=True)
+        loss.backward()
+        return joined(a.grad, b.grad)
+
+    def create_graph_copies_the_callers_gradient(x, g):
+        g = g.detach()
+        x.clone().backward(g, create_graph=True)
+        x.clone().backward(g)
+        return joined(x.grad, g)
+
+    def hook_changes_the_size(x):
+        x.register_hook(lambda g: torch.ones(5, dtype=g.dtype))
+        (x * 2).sum().backward()
+        return joined(x.grad)
+
+    def second_backward_through_nodes_that_saved_nothing(x):
+        s = (x + 2).expand(3, 4).sum()
+        s.backward()
+        s.backward()
+        return joined(x.grad)
+
+    def write_through_a_select(x, w):
+        y = x * 3
+        y[0].mul_(2)
+        (y * w.detach()).sum().backward()
+        return joined(x.grad)
+
+    def write_through_a_strided_slice(x, w):
+        y = x * 3
+        y[:, 0:4:2].add_(w)
+        (y * y).sum().backward()
+        return joined(x.grad, w.grad)
+
+    def write_into_a_plain_buffer(x):
+        buffer = torch.zeros(6, dtype=x.dtype)
+        later = buffer[3:6]
+        buffer[0:3].copy_(x[0:3] * 2)
+        (buffer * torch.arange(6, dtype=x.dtype)).sum().backward(retain_graph=True)
+        (later * 5).sum().backward()  # made before the buffer had history: joins it afterwards
+        return joined(x.grad)
+
+    def view_follows_its_written_base(x, w):
+        y = x * 2
+        view = y.T
+        y.add_(1)
+        (view * w.detach().T).sum().backward()
+        return joined(x.grad)
+
+    def write_through_a_view_of_a_leaf(x):
+        x[0:2].mul_(2)
+        return joined(x)
+
+    def retained_gradient_after_every_hook(x):
+        y = x * 3
+        # PyTorch 1.13 keeps the value at the point of registration; kael follows PyTorch 2,
+        # which keeps the value after every hook. Registering the hook first gives 1.13 the
+        # same answer, so this side does; the driver registers retain_grad first.
+        y.register_hook(lambda g: g * 10)
+        y.retain_grad()
+        (y * 2).sum().backward()
+        return joined(y.grad, x.grad, torch.tensor([float(x.retains_grad), float(y.retains_grad)]))
+
+    def dropout_of_everything(x):
+        F.dropout(x, 1.0, training=True).sum().backward()
+        return joined(x.grad)
+
+    def floor_divide_has_no_derivative(x):
+        torch.floor_divide(x, 2).sum().backward()
+        return joined(x.grad)
+
+    def long_cumsum(x, w):
+        (torch.cumsum(x, 0) * w.detach()).sum().backward()
+        return joined(x.grad)
+
+    def leaf(shape, dtype="float64", low=-3.0, high=3.0):
+        return tensor(shape, dtype, low, high)
+
+    scenarios = [
+        ("create_graph_gives_own_gradients", [leaf((3,)), leaf((3,))], create_graph_gives_own_gradients),
+        ("create_graph_copies_the_callers_gradient", [leaf((3,)), leaf((3,))], create_graph_copies_the_callers_gradient),
+        ("hook_changes_the_size", [leaf((3,))], hook_changes_the_size),
+        ("second_backward_through_nodes_that_saved_nothing", [leaf((4,))],
+         second_backward_through_nodes_that_saved_nothing),
+        ("write_through_a_select", [leaf((3, 4)), leaf((3, 4))], write_through_a_select),
+        ("write_through_a_strided_slice", [leaf((2, 4)), leaf((2, 2))], write_through_a_strided_slice),
+        ("write_into_a_plain_buffer", [leaf((4,))], write_into_a_plain_buffer),
+        ("view_follows_its_written_base", [leaf((3, 2)), leaf((3, 2))], view_follows_its_written_base),
+        ("write_through_a_view_of_a_leaf", [leaf((4,))], write_through_a_view_of_a_leaf),
+        ("retained_gradient_after_every_hook", [leaf((3,))], retained_gradient_after_every_hook),
+        ("dropout_of_everything", [leaf((5,))], dropout_of_everything),
+        ("floor_divide_has_no_derivative", [leaf((3,))], floor_divide_has_no_derivative),
+        ("long_cumsum", [leaf((20000,), "float32", 0.0, 1.0), leaf((20000,), "float32", 0.0, 1.0)], long_cumsum),
+    ]
+    out = []
+    for name, inputs, program in scenarios:
+        def reference(*xs, program=program):
+            for x in xs:
+                x.requires_grad_()
+            return program(*xs)
+        out.append(Case(name, inputs, {}, reference))
     return out
 #< stage 7
 

@@ -158,6 +158,111 @@ kael::Reduction reduction(const Params& p) {
     return r == "none" ? kael::Reduction::None : r == "sum" ? kael::Reduction::Sum : kael::Reduction::Mean;
 }
 
+//> stage 7
+// The scenarios of autograd_scenarios() in check_against_torch.py, one program each; the
+// inputs become leaves that require grad.
+Tensor joined(const std::vector<Tensor>& tensors) {
+    std::vector<Tensor> flat;
+    for (const Tensor& t : tensors) {
+        flat.push_back(t.detach().reshape({-1}).to(tensors.front().dtype()));
+    }
+    return kael::cat(flat, 0);
+}
+
+std::vector<Tensor> leaves(const std::vector<Tensor>& in) {
+    std::vector<Tensor> out;
+    for (const Tensor& t : in) {
+        Tensor leaf = t.clone();
+        leaf.requires_grad_();
+        out.push_back(leaf);
+    }
+    return out;
+}
+
+void add_autograd_scenarios(std::map<std::string, Op>& ops) {
+    auto scenario = [&](const std::string& name, std::function<Tensor(std::vector<Tensor>&)> program) {
+        ops[name] = [program](const std::vector<Tensor>& in, const Params&) {
+            std::vector<Tensor> x = leaves(in);
+            return program(x);
+        };
+    };
+    scenario("create_graph_gives_own_gradients", [](std::vector<Tensor>& x) {
+        const Tensor loss = (x[0] + x[1]).sum();
+        loss.backward(std::nullopt, true, true);
+        loss.backward();
+        return joined({*x[0].grad(), *x[1].grad()});
+    });
+    scenario("create_graph_copies_the_callers_gradient", [](std::vector<Tensor>& x) {
+        const Tensor g = x[1].detach();
+        x[0].clone().backward(g, false, true);
+        x[0].clone().backward(g);
+        return joined({*x[0].grad(), g});
+    });
+    scenario("hook_changes_the_size", [](std::vector<Tensor>& x) {
+        x[0].register_hook([](const Tensor& g) -> std::optional<Tensor> { return kael::ones({5}, g.dtype()); });
+        (x[0] * 2).sum().backward();
+        return joined({*x[0].grad()});
+    });
+    scenario("second_backward_through_nodes_that_saved_nothing", [](std::vector<Tensor>& x) {
+        const Tensor s = (x[0] + 2).expand({3, 4}).sum();
+        s.backward();
+        s.backward();
+        return joined({*x[0].grad()});
+    });
+    scenario("write_through_a_select", [](std::vector<Tensor>& x) {
+        Tensor y = x[0] * 3;
+        y[0].mul_(2);
+        (y * x[1].detach()).sum().backward();
+        return joined({*x[0].grad()});
+    });
+    scenario("write_through_a_strided_slice", [](std::vector<Tensor>& x) {
+        Tensor y = x[0] * 3;
+        y.slice(1, 0, 4, 2).add_(x[1]);
+        (y * y).sum().backward();
+        return joined({*x[0].grad(), *x[1].grad()});
+    });
+    scenario("write_into_a_plain_buffer", [](std::vector<Tensor>& x) {
+        Tensor buffer = kael::zeros({6}, x[0].dtype());
+        const Tensor later = buffer.slice(0, 3, 6);
+        buffer.slice(0, 0, 3).copy_(x[0].slice(0, 0, 3) * 2);
+        (buffer * kael::arange(6, x[0].dtype())).sum().backward(std::nullopt, true);
+        (later * 5).sum().backward();
+        return joined({*x[0].grad()});
+    });
+    scenario("view_follows_its_written_base", [](std::vector<Tensor>& x) {
+        Tensor y = x[0] * 2;
+        const Tensor view = y.T();
+        y.add_(1);
+        (view * x[1].detach().T()).sum().backward();
+        return joined({*x[0].grad()});
+    });
+    scenario("write_through_a_view_of_a_leaf", [](std::vector<Tensor>& x) {
+        x[0].slice(0, 0, 2).mul_(2);
+        return joined({x[0]});
+    });
+    scenario("retained_gradient_after_every_hook", [](std::vector<Tensor>& x) {
+        const Tensor y = x[0] * 3;
+        y.retain_grad();
+        y.register_hook([](const Tensor& g) -> std::optional<Tensor> { return g * 10; });
+        (y * 2).sum().backward();
+        const Tensor flags = kael::from_vector<double>({x[0].retains_grad() ? 1.0 : 0.0, y.retains_grad() ? 1.0 : 0.0});
+        return joined({*y.grad(), *x[0].grad(), flags});
+    });
+    scenario("dropout_of_everything", [](std::vector<Tensor>& x) {
+        kael::dropout(x[0], 1.0, true).sum().backward();
+        return joined({*x[0].grad()});
+    });
+    scenario("floor_divide_has_no_derivative", [](std::vector<Tensor>& x) {
+        kael::floor_divide(x[0], 2).sum().backward();
+        return joined({*x[0].grad()});
+    });
+    scenario("long_cumsum", [](std::vector<Tensor>& x) {
+        (kael::cumsum(x[0], 0) * x[1].detach()).sum().backward();
+        return joined({*x[0].grad()});
+    });
+}
+//< stage 7
+
 std::map<std::string, Op> operations() {
     std::map<std::string, Op> ops;
     auto binary = [&](const std::string& name, Tensor (*f)(const Tensor&, const Tensor&)) {
@@ -343,6 +448,7 @@ std::map<std::string, Op> operations() {
         (x * 2).backward();
         return *x.grad();
     };
+    add_autograd_scenarios(ops);
     ops["gelu_tanh"] = [](const auto& in, const auto&) { return kael::gelu(in[0], "tanh"); };
     ops["stack_dim"] = [](const auto& in, const auto& p) { return kael::stack(in, integer(p, "dim", 0)); };
 //< stage 7

@@ -312,26 +312,29 @@ public:
     // ---- Autograd (chapter 06) -------------------------------------------------------------
     // The state lives in the impl's AutogradMeta, so every handle to this tensor sees it.
 
-    /// True when gradients flow to this tensor: a leaf marked with requires_grad_(), or the
-    /// result of a recorded operation on such a tensor.
+    /// True when gradients flow to this tensor: a leaf marked with requires_grad_(), the
+    /// result of a recorded operation on such a tensor, or a view of one (made in grad
+    /// mode).
     [[nodiscard]] bool requires_grad() const noexcept;
     /// Marks a leaf as needing its gradient, or clears the mark. TypeError for a dtype that
     /// is not floating point; kael::Error for clearing it on a non-leaf.
     Tensor& requires_grad_(bool requires_grad = true);
     /// True for a tensor that no recorded operation produced (it has no grad_fn).
-    [[nodiscard]] bool is_leaf() const noexcept;
+    [[nodiscard]] bool is_leaf() const;
     /// The node that produced this tensor, or null for a leaf.
-    [[nodiscard]] std::shared_ptr<autograd::Node> grad_fn() const noexcept;
+    [[nodiscard]] std::shared_ptr<autograd::Node> grad_fn() const;
     /// The gradient accumulated by backward(): set on leaves that require grad and on
     /// tensors that called retain_grad(), empty otherwise.
     [[nodiscard]] std::optional<Tensor> grad() const;
     /// Replaces the gradient (empty to clear it). ValueError or TypeError unless it has
     /// this tensor's shape and dtype.
     void set_grad(const std::optional<Tensor>& grad);
-    /// Keeps the gradient of this non-leaf in grad() after backward (a leaf keeps it
-    /// anyway). kael::Error for a tensor that does not require grad.
+    /// Keeps the gradient of this non-leaf in grad() after backward: the gradient after
+    /// every hook registered on this tensor has run, whenever they were registered. A leaf
+    /// keeps its gradient anyway, so on a leaf this does nothing. kael::Error for a tensor
+    /// that does not require grad.
     void retain_grad() const;
-    /// True when backward will fill grad(): a leaf that requires grad, or retain_grad().
+    /// True for a non-leaf after retain_grad(); false for every leaf, as in PyTorch.
     [[nodiscard]] bool retains_grad() const noexcept;
     /// Runs `hook` on the gradient of this tensor each time backward computes it, before
     /// it is used; a tensor returned by the hook replaces the gradient.

@@ -20,7 +20,9 @@ namespace kael {
 /// The strides under which a tensor with `old_shape` and `old_strides` can be viewed as
 /// `new_shape` without copying, or nothing when no such strides exist (PyTorch's rule:
 /// each run of dimensions that is contiguous in memory may be regrouped freely, but no
-/// new dimension may span two such runs).
+/// new dimension may span two such runs). Throws ValueError when the arguments describe no
+/// tensor: old_shape and old_strides of different lengths, a negative size or stride, a
+/// new_shape that holds another number of elements, or strides whose steps overflow int64.
 [[nodiscard]] std::optional<Strides> view_strides(const Shape& old_shape, const Strides& old_strides,
                                                   const Shape& new_shape);
 

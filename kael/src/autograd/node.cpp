@@ -1,5 +1,5 @@
-// Nodes, AccumulateGrad, and the iterative release that lets long graphs die without
-// deep recursion.
+// Nodes, their hooks, and the iterative release that lets long graphs die without deep
+// recursion. AccumulateGrad has a file of its own (accumulate_grad.cpp).
 #include "kael/autograd/node.h"
 
 #include <atomic>
@@ -7,19 +7,11 @@
 
 #include "autograd/recording.h"
 #include "kael/autograd/grad_mode.h"
-#include "kael/ops/binary.h"
 
 namespace kael::autograd {
 namespace {
 
 std::atomic<std::uint64_t> next_sequence_nr{0};
-
-// A tensor the leaf may keep as its gradient: one nobody else holds, so that adding
-// into it later in place cannot change a tensor the user sees. Anything else is copied.
-Tensor owned_gradient(Tensor grad) {
-    const bool owned = grad.use_count() == 1 && grad.impl()->storage.use_count() == 1 && grad.is_contiguous();
-    return owned ? grad : grad.clone();
-}
 
 }  // namespace
 
@@ -45,12 +37,7 @@ void release_node(std::shared_ptr<Node> node) noexcept {
     draining = false;
 }
 
-AutogradMeta::~AutogradMeta() {
-    if (view_base != nullptr && view_base->autograd != nullptr) {
-        meta_of(*view_base)->live_views.fetch_sub(1, std::memory_order_relaxed);
-    }
-    release_node(std::move(grad_fn));
-}
+AutogradMeta::~AutogradMeta() { release_node(std::move(grad_fn)); }
 
 Node::Node(std::string name)
     : name_(std::move(name)), sequence_nr_(next_sequence_nr.fetch_add(1, std::memory_order_relaxed)) {}
@@ -68,41 +55,41 @@ void Node::add_input(Edge edge, InputMeta meta) {
 
 void Node::add_pre_hook(GradHook hook) { pre_hooks_.push_back(std::move(hook)); }
 
+void Node::add_retain_hook(GradHook hook) { retain_hooks_.push_back(std::move(hook)); }
+
 namespace {
 
-void apply_hooks(const std::vector<GradHook>& hooks, Grads& grads) {
-    for (const GradHook& hook : hooks) {
-        if (!grads.empty() && grads[0]) {
-            if (std::optional<Tensor> replaced = hook(*grads[0])) {
-                grads[0] = std::move(replaced);
-            }
-        }
-    }
+// A hook may replace a gradient, but only with one of the same shape, dtype and device: the
+// formula downstream, or the leaf, would otherwise compute with something it cannot use.
+// The messages begin as PyTorch's do.
+void check_hook_result(const Tensor& original, const Tensor& result) {
+    KAEL_CHECK(result.shape() == original.shape(), "hook 'hook' has changed the size of value: it was "
+                                                       << to_string(original.shape()) << " and the hook returned "
+                                                       << to_string(result.shape()));
+    KAEL_CHECK(result.dtype() == original.dtype(), "hook 'hook' has changed the type of value: it was "
+                                                       << original.dtype() << " and the hook returned " << result.dtype());
+    KAEL_CHECK(result.device() == original.device(), "hook 'hook' has changed the type of value: it was on "
+                                                         << original.device() << " and the hook returned one on "
+                                                         << result.device());
 }
 
 }  // namespace
 
-void Node::run_hooks(Grads& grads) { apply_hooks(pre_hooks_, grads); }
-
-AccumulateGrad::AccumulateGrad(std::shared_ptr<TensorImpl> leaf) : Node("AccumulateGrad"), leaf_(std::move(leaf)) {}
-
-void AccumulateGrad::run_hooks(Grads& grads) {
-    apply_hooks(meta_of(*leaf_)->hooks, grads);
-    Node::run_hooks(grads);
+void run_gradient_hooks(const std::vector<GradHook>& hooks, Grads& grads) {
+    for (const GradHook& hook : hooks) {
+        if (grads.empty() || !grads[0]) {
+            return;
+        }
+        if (std::optional<Tensor> replaced = hook(*grads[0])) {
+            check_hook_result(*grads[0], *replaced);
+            grads[0] = std::move(replaced);
+        }
+    }
 }
 
-Grads AccumulateGrad::apply(Grads grads) {
-    AutogradMeta& meta = *meta_of(*leaf_);
-    Tensor grad = std::move(*grads.at(0));
-    if (!meta.grad) {
-        // With create_graph the gradient keeps its history, so it can be differentiated.
-        meta.grad = is_grad_enabled() ? grad : owned_gradient(std::move(grad));
-    } else if (is_grad_enabled()) {
-        meta.grad = add(*meta.grad, grad);  // out of place: the old gradient may be in a graph
-    } else {
-        meta.grad->add_(grad);  // in place: every handle to the gradient sees the sum
-    }
-    return {};
+void Node::run_hooks(Grads& grads) {
+    run_gradient_hooks(pre_hooks_, grads);
+    run_gradient_hooks(retain_hooks_, grads);
 }
 
 }  // namespace kael::autograd

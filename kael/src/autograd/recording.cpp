@@ -1,23 +1,34 @@
-// Recording: saved tensors, the formula node, and the functions every differentiable
-// operation calls to attach its result to the graph.
+// Recording: saved tensors, the formula node, tracked views, and the functions every
+// differentiable operation calls to attach its result to the graph.
 #include "autograd/recording.h"
 
 #include <algorithm>
+#include <mutex>
 #include <utility>
 
+#include "autograd/views.h"
 #include "kael/error.h"
 #include "kael/ops/reduce.h"
 
 namespace kael::autograd {
 namespace {
 
+// SavedTensors made on this thread and not yet claimed by a node (take_saved_count).
+thread_local std::int64_t unclaimed_saved_tensors = 0;
+
 // The node of every recorded operation: a name, its edges, and the formula, a closure that
-// holds the saved tensors. Releasing the node drops the closure, and with it the tensors.
+// holds the saved tensors. Releasing a node that saved tensors drops the closure, and with
+// it the tensors; a node that saved none keeps its formula and can run again.
 class FormulaNode final : public Node {
 public:
-    FormulaNode(const char* name, Formula formula) : Node(name), formula_(std::move(formula)) {}
+    FormulaNode(const char* name, Formula formula, bool saves_tensors)
+        : Node(name), formula_(std::move(formula)), saves_tensors_(saves_tensors) {}
 
-    void release_saved() override { formula_ = nullptr; }
+    void release_saved() override {
+        if (saves_tensors_) {
+            formula_ = nullptr;
+        }
+    }
 
 protected:
     Grads apply(Grads grads) override {
@@ -33,12 +44,61 @@ protected:
 
 private:
     Formula formula_;
+    bool saves_tensors_;
 };
 
 const Tensor* pointer_of(const Input& input) noexcept { return input.get(); }
 const Tensor* pointer_of(const Tensor* input) noexcept { return input; }
 
+// The edge into a leaf that requires grad: its AccumulateGrad node, made on first use and
+// shared by every later use, from any thread.
+Edge accumulator_edge(const Tensor& leaf, AutogradMeta& meta) {
+    const std::lock_guard<std::recursive_mutex> lock(meta.mutex);
+    std::shared_ptr<Node> accumulator = meta.grad_accumulator.lock();
+    if (accumulator == nullptr) {
+        accumulator = std::make_shared<AccumulateGrad>(ImplAccess::shared(leaf));
+        meta.grad_accumulator = accumulator;
+    }
+    return {accumulator, 0};
+}
+
+// True for a tensor computed by a recorded operation, or given history by an in-place write.
+bool has_history(const TensorImpl& impl) noexcept {
+    const AutogradMeta* meta = meta_of(impl);
+    return meta != nullptr && meta->grad_fn != nullptr;
+}
+
+// A tracked view's history, remade when it is stale: when the storage was written in place
+// since it was made (the view now shows values of the base's newer history), or when the
+// view has none but its base has been given history since (a write through another view). The new node is the general view
+// backward, from the base's geometry to the view's (AsStridedBackward, as PyTorch's).
+// Returns the view's grad_fn; call it with the view's lock held.
+std::shared_ptr<Node> current_view_history(const Tensor& view, AutogradMeta& meta) {
+    const std::shared_ptr<TensorImpl>& base_impl = meta.view_base;
+    if (base_impl->storage != ImplAccess::impl(view).storage) {
+        return meta.grad_fn;  // the base moved to other storage (move_to_): the view no longer shows it
+    }
+    const std::int64_t version = base_impl->storage->version();
+    const bool base_requires_grad = requires_grad(*base_impl);
+    if (version == meta.view_version && (meta.grad_fn != nullptr || !has_history(*base_impl))) {
+        return meta.grad_fn;
+    }
+    meta.view_version = version;
+    std::shared_ptr<Node> remade;
+    if (base_requires_grad) {
+        const Tensor base = ImplAccess::wrap(base_impl);
+        auto node = std::make_shared<ViewOfBase>(base, view);
+        node->add_input(gradient_edge(base), {base.shape(), base.dtype()});
+        remade = std::move(node);
+    }
+    release_node(std::exchange(meta.grad_fn, remade));
+    meta.output_nr = 0;
+    return remade;
+}
+
 }  // namespace
+
+std::int64_t take_saved_count() noexcept { return std::exchange(unclaimed_saved_tensors, 0); }
 
 AutogradMeta& ensure_meta(const Tensor& t) {
     TensorImpl& impl = ImplAccess::impl(t);
@@ -46,6 +106,21 @@ AutogradMeta& ensure_meta(const Tensor& t) {
         impl.autograd = std::make_unique<AutogradMeta>();
     }
     return *meta_of(impl);
+}
+
+bool requires_grad(const TensorImpl& impl) noexcept {
+    const AutogradMeta* meta = meta_of(impl);
+    if (meta == nullptr) {
+        return false;
+    }
+    if (meta->requires_grad || meta->grad_fn != nullptr) {
+        return true;
+    }
+    // A view joins the graph when its base has been given history since the view was made
+    // (a write through another view of it). A base that is merely marked with
+    // requires_grad_() later does not pull its earlier views in: the mark belongs to the
+    // base's impl, not to the views' (ADR 0002).
+    return meta->view_base != nullptr && meta->view_base->storage == impl.storage && has_history(*meta->view_base);
 }
 
 bool should_record(std::initializer_list<Input> inputs) noexcept {
@@ -67,10 +142,19 @@ bool should_record_all(const std::vector<const Tensor*>& inputs) noexcept {
 }
 
 SavedTensor::SavedTensor(const Tensor& t, bool is_output)
-    : data_(is_output ? t.detach() : t), version_(t.impl()->storage->version()), is_output_(is_output) {}
+    : data_(is_output ? t.detach() : t), storage_(t.impl()->storage), version_(t.impl()->storage->version()),
+      is_output_(is_output) {
+    ++unclaimed_saved_tensors;
+}
 
 Tensor SavedTensor::unpack(Node& node) const {
-    const std::int64_t version = data_.impl()->storage->version();
+    const std::shared_ptr<Storage>& storage = data_.impl()->storage;
+    KAEL_CHECK(storage_.lock() == storage,
+               "one of the variables needed for gradient computation has been moved to other storage: the "
+                   << data_.dtype() << " tensor of shape " << to_string(data_.shape()) << " saved by " << node.name()
+                   << " was changed by move_to_ after the forward pass. Move tensors before computing with them, "
+                      "or compute again after the move");
+    const std::int64_t version = storage->version();
     KAEL_CHECK(version == version_,
                "one of the variables needed for gradient computation has been modified by an inplace "
                "operation: the "
@@ -94,18 +178,27 @@ Edge gradient_edge(const Tensor& t) {
     if (meta == nullptr) {
         return {};
     }
-    if (meta->grad_fn != nullptr) {
+    if (meta->view_base != nullptr) {
+        const std::lock_guard<std::recursive_mutex> lock(meta->mutex);
+        if (std::shared_ptr<Node> history = current_view_history(t, *meta)) {
+            return {std::move(history), meta->output_nr};
+        }
+    } else if (meta->grad_fn != nullptr) {
         return {meta->grad_fn, meta->output_nr};
     }
-    if (!meta->requires_grad) {
-        return {};
+    return meta->requires_grad ? accumulator_edge(t, *meta) : Edge{};
+}
+
+std::shared_ptr<Node> grad_fn_of(const Tensor& t) {
+    AutogradMeta* meta = meta_of(t);
+    if (meta == nullptr) {
+        return nullptr;
     }
-    std::shared_ptr<Node> accumulator = meta->grad_accumulator.lock();
-    if (accumulator == nullptr) {
-        accumulator = std::make_shared<AccumulateGrad>(ImplAccess::shared(t));
-        meta->grad_accumulator = accumulator;
+    if (meta->view_base != nullptr) {
+        const std::lock_guard<std::recursive_mutex> lock(meta->mutex);
+        return current_view_history(t, *meta);
     }
-    return {accumulator, 0};
+    return meta->grad_fn;
 }
 
 namespace {
@@ -114,10 +207,11 @@ namespace {
 // for absent optional inputs.
 template <typename Pointers>
 void record_node(const Tensor& out, const char* name, const Pointers& inputs, Formula formula) {
+    const bool saves_tensors = take_saved_count() > 0;
     if (!is_floating_point(out.dtype())) {
         return;  // integer and bool results never require grad
     }
-    auto node = std::make_shared<FormulaNode>(name, std::move(formula));
+    auto node = std::make_shared<FormulaNode>(name, std::move(formula), saves_tensors);
     node->reserve_inputs(inputs.size());
     for (const auto& input : inputs) {
         const Tensor* t = pointer_of(input);
@@ -145,19 +239,21 @@ void record(const Tensor& out, const char* name, const std::vector<const Tensor*
     record_node(out, name, inputs, std::move(formula));
 }
 
-void record_view(const Tensor& out, const Tensor& base, const char* name, Formula formula) {
-    record(out, name, {base}, std::move(formula));
-    AutogradMeta* view = meta_of(out);
-    if (view == nullptr) {
-        return;  // record() found nothing to record
+void track_view(const Tensor& view, const Tensor& base) {
+    // Views of views count against the first base: that is the tensor whose history an
+    // in-place write through any of them changes.
+    std::optional<Tensor> root = view_base(base);
+    AutogradMeta& meta = ensure_meta(view);
+    meta.view_base = ImplAccess::shared(root ? *root : base);
+    meta.view_version = view.impl()->storage->version();
+}
+
+std::optional<Tensor> view_base(const Tensor& t) {
+    const AutogradMeta* meta = meta_of(t);
+    if (meta == nullptr || meta->view_base == nullptr) {
+        return std::nullopt;
     }
-    // Views of views count against the first base: that is the tensor whose storage, and
-    // whose history, an in-place write would change. It requires grad, so it has a meta.
-    const AutogradMeta* base_meta = meta_of(base);
-    std::shared_ptr<TensorImpl> root =
-        base_meta->view_base != nullptr ? base_meta->view_base : ImplAccess::shared(base);
-    meta_of(*root)->live_views.fetch_add(1, std::memory_order_relaxed);
-    view->view_base = std::move(root);
+    return ImplAccess::wrap(meta->view_base);
 }
 
 Tensor sum_to(const Tensor& grad, const Shape& shape) {

@@ -32,6 +32,8 @@ namespace kael::autograd {
 struct ImplAccess {
     static TensorImpl& impl(const Tensor& t) noexcept { return *t.impl_; }
     static const std::shared_ptr<TensorImpl>& shared(const Tensor& t) noexcept { return t.impl_; }
+    // A handle to an impl the layer holds (a leaf, a view's base), validated like any other.
+    static Tensor wrap(std::shared_ptr<TensorImpl> impl) { return Tensor(std::move(impl)); }
 };
 
 // The impl's AutogradMeta, or null when it has none. The impl holds it as the core's
@@ -73,9 +75,14 @@ template <typename... Inputs> [[nodiscard]] bool should_record(const Inputs&... 
 //
 // Unpacking checks the version: an in-place write to the tensor (or to any view of its
 // storage) between forward and backward would make the formula compute with the wrong
-// values, so it is an error instead. A node's own output is kept without its autograd
-// state, which would point back at the node (a reference cycle); unpacking it inside a
-// recorded backward pass reattaches the node as its grad_fn.
+// values, so it is an error instead. So is a move_to_ of the tensor, which gives it other
+// storage. A node's own output is kept without its autograd state, which would point back
+// at the node (a reference cycle); unpacking it inside a recorded backward pass reattaches
+// the node as its grad_fn.
+//
+// A node remembers whether its formula saved any tensor: one that did frees them after a
+// backward pass (unless retain_graph) and refuses to run again; one that saved nothing,
+// such as sum's, can run any number of times, as in PyTorch.
 class SavedTensor {
 public:
     // Saves an input of the operation (kept as it is, history included).
@@ -90,9 +97,15 @@ private:
     SavedTensor(const Tensor& t, bool is_output);
 
     Tensor data_;
+    std::weak_ptr<const Storage> storage_;
     std::int64_t version_;
     bool is_output_;
 };
+
+// How many SavedTensors were made on this thread since the last record() took the count:
+// the formula passed to record() captures them, so a count above zero means the node
+// saved something.
+[[nodiscard]] std::int64_t take_saved_count() noexcept;
 
 // A backward formula: the gradient of the output in, one gradient per input out (empty
 // where an input needs none). `node` is the running node, for SavedTensor::unpack and
@@ -107,9 +120,22 @@ void record(const Tensor& out, const char* name, std::initializer_list<Input> in
 // record() for operations with a list of inputs (cat, stack).
 void record(const Tensor& out, const char* name, const std::vector<const Tensor*>& inputs, Formula formula);
 
-// record() for a view: `out` shares `base`'s storage, so it is also registered as a view
-// of it, and in-place writes through either are refused while both exist.
-void record_view(const Tensor& out, const Tensor& base, const char* name, Formula formula);
+// Marks `view`, just made from `base` in grad mode, as a view of base's storage: an
+// in-place write through it rebases the history of the tensor whose storage it shares
+// (autograd/inplace.cpp), and its own history follows that tensor's from then on.
+void track_view(const Tensor& view, const Tensor& base);
+
+// The tensor whose storage a tracked view shares (the first one that is not itself a
+// tracked view), or nothing for a tensor that is not a tracked view.
+[[nodiscard]] std::optional<Tensor> view_base(const Tensor& t);
+
+// True when gradients flow to the tensor of `impl`: a leaf marked with requires_grad_(),
+// the result of a recorded operation, or a tracked view of such a tensor.
+[[nodiscard]] bool requires_grad(const TensorImpl& impl) noexcept;
+
+// The node that computed `t`, remade first if `t` is a tracked view whose storage was
+// written in place since its history was made (it then views the base's new history).
+[[nodiscard]] std::shared_ptr<Node> grad_fn_of(const Tensor& t);
 
 // Registers retain_grad()'s hook on the current grad_fn of `t`: when the tensor asks for it
 // (tensor_autograd.cpp), and again when an in-place rebase gives it a new grad_fn (inplace.cpp).

@@ -80,4 +80,13 @@ Tensor as_strided_backward(const Tensor& grad, const Shape& base_shape, const St
     return in_storage.as_strided(base_shape, base_strides, base_offset - first);
 }
 
+ViewOfBase::ViewOfBase(const Tensor& base, const Tensor& view)
+    : Node("AsStridedBackward"), base_strides_(base.strides()), base_offset_(base.offset()), shape_(view.shape()),
+      strides_(view.strides()), offset_(view.offset()) {}
+
+Grads ViewOfBase::apply(Grads grads) {
+    return Grads{as_strided_backward(*grads.at(0), input_meta()[0].shape, base_strides_, base_offset_, shape_,
+                                     strides_, offset_)};
+}
+
 }  // namespace kael::autograd

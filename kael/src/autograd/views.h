@@ -16,25 +16,47 @@ namespace kael::autograd {
 // same shape selects the same positions.
 using ViewFunction = std::function<Tensor(const Tensor&)>;
 
-// The view `make_view()` of `base`, recorded with the backward formula
-// `backward(grad, base's shape)` when `base` requires grad. The view is made with recording
-// off, so the funnel (as_strided) does not first record a generic node for this one to
-// replace; and the formula reads the input's shape from the node, so a view of a tensor
-// outside autograd builds no closure and copies no shape.
+// The view `make_view()` of `base`. In grad mode it is a tracked view (track_view): when
+// base requires grad its history is a node with the formula `backward(grad, base's
+// shape)`, and in-place writes through it rebase base's history. The view is made below
+// autograd, so the funnel (as_strided) does not first record a generic node for this one to
+// replace; the formula reads the input's shape from the node instead of copying it. A view
+// made with grad mode off is a plain alias, as detach() makes.
 template <typename MakeView, typename Backward>
 [[nodiscard]] Tensor with_view_backward(const Tensor& base, MakeView make_view, const char* name, Backward backward) {
-    if (!should_record(base)) {
+    if (!is_grad_enabled()) {
         return make_view();
     }
     const Tensor out = [&] {
         const NoGradGuard no_grad;
         return make_view();
     }();
-    record_view(out, base, name, [backward](const Tensor& grad, Node& node) {
-        return Grads{backward(grad, node.input_meta()[0].shape)};
-    });
+    if (base.requires_grad()) {
+        record(out, name, {base}, [backward](const Tensor& grad, Node& node) {
+            return Grads{backward(grad, node.input_meta()[0].shape)};
+        });
+    }
+    track_view(out, base);
     return out;
 }
+
+// The history of a view made again from its base's (recording.cpp), after an in-place
+// write to their storage: the view's gradient placed where its elements sit in the base,
+// through both geometries (PyTorch's AsStridedBackward).
+class ViewOfBase final : public Node {
+public:
+    ViewOfBase(const Tensor& base, const Tensor& view);
+
+protected:
+    [[nodiscard]] Grads apply(Grads grads) override;
+
+private:
+    Strides base_strides_;
+    std::int64_t base_offset_;
+    Shape shape_;
+    Strides strides_;
+    std::int64_t offset_;
+};
 
 // Zeros of `shape`, with `grad` added at the positions that `view_of` selects (summed where
 // they repeat, as for an expanded view). Differentiable: its own gradient is view_of(gg).

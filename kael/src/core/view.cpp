@@ -63,6 +63,15 @@ Shape infer_size(const Shape& shape, std::int64_t count) {
 
 std::optional<Strides> view_strides(const Shape& old_shape, const Strides& old_strides,
                                     const Shape& new_shape) {
+    // Arguments that describe no tensor are refused before the walk below reads them.
+    KAEL_CHECK_VALUE(old_shape.size() == old_strides.size(),
+                     "view_strides: shape " << to_string(old_shape) << " and strides " << to_string(old_strides)
+                                            << " have different numbers of dimensions");
+    KAEL_CHECK_VALUE(std::all_of(old_strides.begin(), old_strides.end(), [](std::int64_t s) { return s >= 0; }),
+                     "view_strides: negative stride in " << to_string(old_strides));
+    KAEL_CHECK_VALUE(numel(new_shape) == numel(old_shape),
+                     "view_strides: shape " << to_string(new_shape) << " does not hold the " << numel(old_shape)
+                                            << " elements of shape " << to_string(old_shape));
     if (old_shape.empty()) {
         return Strides(new_shape.size(), 1);  // one element: any strides address it
     }
@@ -81,15 +90,17 @@ std::optional<Strides> view_strides(const Shape& old_shape, const Strides& old_s
     std::int64_t view_numel = 1;
     for (auto tensor_d = static_cast<std::int64_t>(old_shape.size()) - 1; tensor_d >= 0; --tensor_d) {
         tensor_numel *= old_shape[position(tensor_d)];
+        // The sizes' products cannot overflow (both shapes hold numel(old_shape) elements), but
+        // strides that no storage could hold can make these products overflow.
         const bool chunk_ends =
             tensor_d == 0 ||
             (old_shape[position(tensor_d - 1)] != 1 &&
-             old_strides[position(tensor_d - 1)] != tensor_numel * chunk_base_stride);
+             old_strides[position(tensor_d - 1)] != detail::checked_mul(tensor_numel, chunk_base_stride, "view stride"));
         if (!chunk_ends) {
             continue;
         }
         while (view_d >= 0 && (view_numel < tensor_numel || new_shape[position(view_d)] == 1)) {
-            new_strides[position(view_d)] = view_numel * chunk_base_stride;
+            new_strides[position(view_d)] = detail::checked_mul(view_numel, chunk_base_stride, "view stride");
             view_numel *= new_shape[position(view_d)];
             --view_d;
         }
@@ -181,7 +192,8 @@ Tensor slice(const Tensor& self, std::int64_t dim, std::optional<std::int64_t> s
     last = std::clamp<std::int64_t>(last < 0 ? last + size : last, first, size);
     Shape shape = self.shape();
     Strides strides = self.strides();
-    shape[d] = (last - first + step - 1) / step;
+    // ceil((last - first) / step), written so that a step near the int64 limit cannot overflow.
+    shape[d] = last == first ? 0 : (last - first - 1) / step + 1;
     const std::int64_t offset =
         detail::checked_add(self.offset(), detail::checked_mul(first, strides[d], "slice offset"),
                             "slice offset");
@@ -199,7 +211,10 @@ Tensor select(const Tensor& self, std::int64_t dim, std::int64_t index) {
     const std::int64_t wrapped = index < 0 ? index + size : index;
     Shape shape = self.shape();
     Strides strides = self.strides();
-    const std::int64_t offset = self.offset() + wrapped * strides[d];
+    // Checked: an empty tensor's strides may be any size (it reads nothing), so this offset
+    // can overflow even for an index in range.
+    const std::int64_t offset = detail::checked_add(
+        self.offset(), detail::checked_mul(wrapped, strides[d], "select offset"), "select offset");
     shape.erase(shape.begin() + static_cast<std::ptrdiff_t>(d));
     strides.erase(strides.begin() + static_cast<std::ptrdiff_t>(d));
     return make_view(self, shape, strides, offset);
@@ -216,9 +231,13 @@ Tensor expand(const Tensor& self, const Shape& shape) {
     for (std::size_t i = shape.size(); i-- > 0;) {
         const bool existing = i >= added;
         std::int64_t size = existing ? self.shape()[i - added] : 1;
-        // A new leading dimension of size 1 steps over everything inside it.
-        std::int64_t stride = existing ? self.strides()[i - added]
-                                       : (i + 1 < shape.size() ? sizes[i + 1] * strides[i + 1] : 1);
+        // A new leading dimension of size 1 steps over everything inside it. Only one that
+        // stays size 1 needs that product (an expanded one gets stride 0 below), and it is
+        // checked: an empty tensor's strides may be any size.
+        const bool stays_one = !existing && shape[i] == 1 && i + 1 < shape.size();
+        std::int64_t stride = existing    ? self.strides()[i - added]
+                              : stays_one ? detail::checked_mul(sizes[i + 1], strides[i + 1], "expand stride")
+                                          : 1;
         std::int64_t target = shape[i];
         if (target == -1) {
             KAEL_CHECK_VALUE(existing, "expand: -1 is not allowed for the new leading dimension "
@@ -269,8 +288,10 @@ Tensor unsqueeze(const Tensor& self, std::int64_t dim) {
     Shape shape = self.shape();
     Strides strides = self.strides();
     // The new dimension has size 1, so its stride is never used to step; PyTorch picks the
-    // one that keeps a contiguous tensor contiguous.
-    const std::int64_t stride = d >= self.dim() ? 1 : shape[position(d)] * strides[position(d)];
+    // one that keeps a contiguous tensor contiguous. Checked: an empty tensor's strides may
+    // be any size.
+    const std::int64_t stride =
+        d >= self.dim() ? 1 : detail::checked_mul(shape[position(d)], strides[position(d)], "unsqueeze stride");
     shape.insert(shape.begin() + d, 1);
     strides.insert(strides.begin() + d, stride);
     return make_view(self, shape, strides, self.offset());
@@ -289,7 +310,9 @@ Tensor unflatten(const Tensor& self, std::int64_t dim, const Shape& sizes) {
     strides.erase(strides.begin() + static_cast<std::ptrdiff_t>(d));
     for (std::size_t i = split.size(); i-- > 0;) {
         shape.insert(shape.begin() + static_cast<std::ptrdiff_t>(d), split[i]);
-        strides.insert(strides.begin() + static_cast<std::ptrdiff_t>(d), inner[i] * base);
+        // Checked: an empty tensor's strides may be any size.
+        strides.insert(strides.begin() + static_cast<std::ptrdiff_t>(d),
+                       detail::checked_mul(inner[i], base, "unflatten stride"));
     }
     return make_view(self, shape, strides, self.offset());
 }

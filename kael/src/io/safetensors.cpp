@@ -39,6 +39,9 @@ constexpr std::size_t kLengthFieldSize = 8;
 // The Rust library's limit. A header takes some 80 bytes per tensor, so a larger one is a
 // corrupted or hostile file, and refusing it bounds what the JSON parser allocates.
 constexpr std::uint64_t kMaxHeaderSize = 100'000'000;
+// The deepest nesting of arrays and objects the format has: the header object, a tensor's
+// entry object, and the shape and data_offsets arrays inside it.
+constexpr int kMaxNesting = 3;
 constexpr std::string_view kMetadataKey = "__metadata__";
 
 // ---------------------------------------------------------------------------------------
@@ -69,14 +72,78 @@ std::string_view format_name(DType dtype) {
     detail::unreachable();  // every kael dtype has a row
 }
 
-DType parse_dtype(const std::string& tensor, const std::string& name) {
-    const auto row = std::find_if(kFormatDTypes.begin(), kFormatDTypes.end(),
-                                   [&](const FormatDType& r) { return r.name == name; });
-    KAEL_CHECK_VALUE(row != kFormatDTypes.end(),
-                     "safetensors: tensor '" << tensor << "' has unknown dtype '" << name << "'");
-    KAEL_CHECK_TYPE(row->dtype.has_value(), "safetensors: tensor '" << tensor << "' has dtype "
-                                                << name << ", which kael does not support");
-    return *row->dtype;
+// ---------------------------------------------------------------------------------------
+// Error messages. Everything in the header is the file's, not kael's: a hostile file can
+// hold a 100 MB string or an array nested 100,000 deep, and printing such a value (or
+// dump(), which recurses) could exhaust memory or the stack. So no value from the file is
+// ever printed. A message names a value by its JSON type and size, and names where it is:
+// the tensor, the field, the position, the byte.
+
+// "1 byte", "3 bytes".
+std::string count_of(std::size_t n, std::string_view noun) {
+    return std::to_string(n) + " " + std::string(noun) + (n == 1 ? "" : "s");
+}
+
+// What a JSON value is, without its contents: "a string of 12 bytes", "an array of 2
+// elements". nlohmann reads a number without sign, fraction or exponent as unsigned, one
+// with a minus sign as signed, and any other (including an integer too large for 64 bits)
+// as floating-point.
+std::string describe(const Json& value) {
+    switch (value.type()) {
+    case Json::value_t::null:
+        return "null";
+    case Json::value_t::boolean:
+        return "a boolean";
+    case Json::value_t::number_integer:
+        return "an integer with a minus sign";
+    case Json::value_t::number_unsigned:
+        return value.get<std::uint64_t>() > static_cast<std::uint64_t>(std::numeric_limits<std::int64_t>::max())
+                   ? "an integer larger than int64 holds"
+                   : "an integer";
+    case Json::value_t::number_float:
+        return "a floating-point number";
+    case Json::value_t::string:
+        return "a string of " + count_of(value.get_ref<const std::string&>().size(), "byte");
+    case Json::value_t::array:
+        return "an array of " + count_of(value.size(), "element");
+    case Json::value_t::object:
+        return "an object of " + count_of(value.size(), "member");
+    case Json::value_t::binary:  // only the binary formats (CBOR, ...) make these
+        return "binary data";
+    case Json::value_t::discarded:  // a parser callback's rejection; ours keeps every value
+        return "a discarded value";
+    }
+    detail::unreachable();
+}
+
+// A key of the header (a tensor name, a field, a metadata key) in quotes. Keys are the
+// file's too, but a name is what a reader needs to find the problem, so it is shown: cut
+// to a length that fits a message, with every byte outside printable ASCII written as
+// \xNN, so that control characters in a name cannot rewrite the reader's terminal.
+std::string quoted_key(std::string_view key) {
+    constexpr std::size_t kLimit = 100;
+    constexpr std::string_view digits = "0123456789ABCDEF";
+    std::string text = "'";
+    for (const char c : key.substr(0, kLimit)) {
+        const auto byte = static_cast<unsigned char>(c);
+        if (byte >= 0x20 && byte < 0x7F) {
+            text += c;
+        } else {
+            text += {'\\', 'x', digits[byte >> 4U], digits[byte & 0x0FU]};
+        }
+    }
+    text += "'";
+    if (key.size() > kLimit) {
+        text += " (the first " + std::to_string(kLimit) + " of its " + std::to_string(key.size()) + " bytes)";
+    }
+    return text;
+}
+
+// A shape read from the file: written out when it is short, counted when it is not (a
+// header can hold a shape of ten million dimensions).
+std::string describe_shape(const Shape& shape) {
+    constexpr std::size_t kLimit = 8;
+    return shape.size() <= kLimit ? "shape " + to_string(shape) : "a shape of " + count_of(shape.size(), "dimension");
 }
 
 // ---------------------------------------------------------------------------------------
@@ -97,23 +164,36 @@ struct Header {
     Bytes data;  // the data section
 };
 
-// A JSON value for an error message, shortened: a hostile header can hold a 100 MB string.
-std::string brief(const Json& value) {
-    constexpr std::size_t kLimit = 40;
-    std::string text = value.dump();
-    if (text.size() > kLimit) {
-        text.resize(kLimit);
-        text += "...";
-    }
-    return text;
+DType parse_dtype(const std::string& tensor, const std::string& name) {
+    const auto row = std::find_if(kFormatDTypes.begin(), kFormatDTypes.end(),
+                                   [&](const FormatDType& r) { return r.name == name; });
+    KAEL_CHECK_VALUE(row != kFormatDTypes.end(),
+                     "safetensors: tensor " << quoted_key(tensor) << " has an unknown dtype (a string of "
+                                            << count_of(name.size(), "byte")
+                                            << "); kael reads the dtypes F32, F64, I64 and BOOL");
+    // The format's own name, not the file's bytes (they are equal, but only one is trusted).
+    KAEL_CHECK_TYPE(row->dtype.has_value(), "safetensors: tensor " << quoted_key(tensor) << " has dtype "
+                                                << row->name << ", which kael does not support");
+    return *row->dtype;
 }
 
-// nlohmann keeps the last of two equal keys, but a header that says two things about one
-// tensor is ambiguous, and another reader may pick the first. The parser callback sees
-// every key as it is read, so it tracks the keys of each object still open.
+// Two checks run inside the parser, through its callback, as each token is read:
+// - Nesting. nlohmann's parser keeps its own stack, but a value nested 100,000 deep is no
+//   header, and code that walks values recursively (dump(), for one) would overflow the
+//   stack on it. `depth` counts the arrays and objects already open around the one that
+//   starts, so parsing stops at the first that would be nested deeper than the format's 3.
+// - Repeated keys. nlohmann keeps the last of two equal keys, but a header that says two
+//   things about one tensor is ambiguous, and another reader may pick the first. The
+//   callback tracks the keys of each object still open.
+// A check that fails throws out of the parser, which frees what it has built.
 Json parse_json(Bytes text) {
     std::vector<std::set<std::string>> open_objects;
-    const auto refuse_repeated_keys = [&](int /*depth*/, Json::parse_event_t event, Json& parsed) {
+    const auto check_while_parsing = [&](int depth, Json::parse_event_t event, Json& parsed) {
+        const bool starts = event == Json::parse_event_t::object_start || event == Json::parse_event_t::array_start;
+        KAEL_CHECK_VALUE(!starts || depth < kMaxNesting,
+                         "safetensors: the header nests arrays and objects more than " << kMaxNesting
+                             << " deep; the format needs " << kMaxNesting
+                             << " (the header, a tensor's entry, its shape)");
         if (event == Json::parse_event_t::object_start) {
             open_objects.emplace_back();
         } else if (event == Json::parse_event_t::object_end) {
@@ -121,18 +201,30 @@ Json parse_json(Bytes text) {
         } else if (event == Json::parse_event_t::key) {
             const auto& key = parsed.get_ref<const std::string&>();
             KAEL_CHECK_VALUE(open_objects.back().insert(key).second,
-                             "safetensors: the header has the key '" << key << "' twice in one object");
+                             "safetensors: the header has the key " << quoted_key(key) << " twice in one object");
         }
         return true;  // keep every value
     };
-    std::string problem;
+    // nlohmann's messages quote the text it was reading, which may be the whole header;
+    // only the position is kept. `byte` counts from 1 and is one past the end when the
+    // text stopped too early.
+    std::optional<std::size_t> error_at;
+    bool number_overflows = false;
     Json header;
     try {
-        header = Json::parse(text.begin(), text.end(), refuse_repeated_keys);
+        header = Json::parse(text.begin(), text.end(), check_while_parsing);
     } catch (const Json::parse_error& error) {
-        problem = error.what();
+        error_at = error.byte - 1;
+    } catch (const Json::out_of_range&) {  // valid JSON such as 1e400, which no double holds
+        number_overflows = true;
     }
-    KAEL_CHECK_VALUE(problem.empty(), "safetensors: the header is not valid JSON: " << problem);
+    KAEL_CHECK_VALUE(!number_overflows, "safetensors: the header holds a number beyond the range of a double");
+    KAEL_CHECK_VALUE(!error_at || *error_at < text.size(),
+                     "safetensors: the header is not valid JSON: its " << count_of(text.size(), "byte")
+                         << " end in the middle of a JSON value");
+    KAEL_CHECK_VALUE(!error_at, "safetensors: the header is not valid JSON: syntax error at byte "
+                                    << *error_at << " of the header (byte " << *error_at + kLengthFieldSize
+                                    << " of the file)");
     return header;
 }
 
@@ -152,29 +244,29 @@ std::optional<std::int64_t> as_size(const Json& value) {
 const Json& field(const std::string& tensor, const Json& entry, const char* name) {
     const auto found = entry.find(name);
     KAEL_CHECK_VALUE(found != entry.end(),
-                     "safetensors: tensor '" << tensor << "' has no field '" << name << "'");
+                     "safetensors: tensor " << quoted_key(tensor) << " has no field '" << name << "'");
     return *found;
 }
 
 void check_fields(const std::string& tensor, const Json& entry) {
-    KAEL_CHECK_VALUE(entry.is_object(), "safetensors: the entry of tensor '" << tensor
-                                            << "' is not an object (it is " << brief(entry) << ")");
+    KAEL_CHECK_VALUE(entry.is_object(), "safetensors: the entry of tensor " << quoted_key(tensor)
+                                            << " is not an object (it is " << describe(entry) << ")");
     for (const auto& item : entry.items()) {
         const std::string& key = item.key();
         KAEL_CHECK_VALUE(key == "dtype" || key == "shape" || key == "data_offsets",
-                         "safetensors: tensor '" << tensor << "' has an unexpected field '" << key << "'");
+                         "safetensors: tensor " << quoted_key(tensor) << " has an unexpected field " << quoted_key(key));
     }
 }
 
 Shape read_shape(const std::string& tensor, const Json& value) {
-    KAEL_CHECK_VALUE(value.is_array(), "safetensors: tensor '" << tensor
-                                           << "' has a shape that is not an array (" << brief(value) << ")");
+    KAEL_CHECK_VALUE(value.is_array(), "safetensors: tensor " << quoted_key(tensor)
+                                           << " has a shape that is not an array (it is " << describe(value) << ")");
     Shape shape;
     shape.reserve(value.size());
     for (const Json& size : value) {
         const std::optional<std::int64_t> n = as_size(size);
-        KAEL_CHECK_VALUE(n.has_value(), "safetensors: tensor '" << tensor << "' has the shape entry "
-                                            << brief(size) << " at position " << shape.size()
+        KAEL_CHECK_VALUE(n.has_value(), "safetensors: tensor " << quoted_key(tensor) << " has a shape entry at position "
+                                            << shape.size() << " that is " << describe(size)
                                             << "; shape entries must be non-negative integers that fit in int64");
         shape.push_back(*n);
     }
@@ -182,25 +274,28 @@ Shape read_shape(const std::string& tensor, const Json& value) {
 }
 
 std::pair<std::int64_t, std::int64_t> read_offsets(const std::string& tensor, const Json& value) {
-    std::optional<std::int64_t> begin;
-    std::optional<std::int64_t> end;
-    if (value.is_array() && value.size() == 2) {
-        begin = as_size(value[0]);
-        end = as_size(value[1]);
+    constexpr std::string_view rule = "; they must be two non-negative integers [begin, end] that fit in int64";
+    KAEL_CHECK_VALUE(value.is_array() && value.size() == 2,
+                     "safetensors: tensor " << quoted_key(tensor) << " has data_offsets that are " << describe(value)
+                                            << rule);
+    std::array<std::int64_t, 2> offsets{};
+    for (std::size_t i = 0; i < offsets.size(); ++i) {
+        const std::optional<std::int64_t> n = as_size(value[i]);
+        KAEL_CHECK_VALUE(n.has_value(), "safetensors: tensor " << quoted_key(tensor) << " has data_offsets whose entry "
+                                            << i << " is " << describe(value[i]) << rule);
+        offsets[i] = *n;
     }
-    KAEL_CHECK_VALUE(begin.has_value() && end.has_value(),
-                     "safetensors: tensor '" << tensor << "' has data_offsets " << brief(value)
-                         << "; they must be two non-negative integers [begin, end] that fit in int64");
-    KAEL_CHECK_VALUE(*begin <= *end, "safetensors: tensor '" << tensor << "' has data_offsets [" << *begin
-                                         << ", " << *end << "], whose begin is after its end");
-    return {*begin, *end};
+    const auto [begin, end] = offsets;
+    KAEL_CHECK_VALUE(begin <= end, "safetensors: tensor " << quoted_key(tensor) << " has data_offsets [" << begin
+                                       << ", " << end << "], whose begin is after its end");
+    return {begin, end};
 }
 
 // The bytes a tensor of `shape` needs. Zero sizes count as one in the product, so that it
 // also bounds every stride kael computes for the shape: [2, 2^62, 2^62, 0] holds no
 // elements, yet no tensor could be laid out with it.
 std::int64_t checked_nbytes(const std::string& tensor, const Shape& shape, DType dtype) {
-    const std::string what = "safetensors: the size of tensor '" + tensor + "'";
+    const std::string what = "safetensors: the size of tensor " + quoted_key(tensor);
     std::int64_t extent = 1;
     bool has_zero = false;
     for (const std::int64_t size : shape) {
@@ -216,19 +311,19 @@ Entry read_entry(const std::string& tensor, const Json& value, std::int64_t data
     const Json& dtype = field(tensor, value, "dtype");
     const Json& shape = field(tensor, value, "shape");
     const Json& offsets = field(tensor, value, "data_offsets");
-    KAEL_CHECK_VALUE(dtype.is_string(), "safetensors: tensor '" << tensor
-                                            << "' has a dtype that is not a string (" << brief(dtype) << ")");
+    KAEL_CHECK_VALUE(dtype.is_string(), "safetensors: tensor " << quoted_key(tensor)
+                                            << " has a dtype that is not a string (it is " << describe(dtype) << ")");
 
     Entry entry{tensor, parse_dtype(tensor, dtype.get_ref<const std::string&>()),
                 read_shape(tensor, shape), 0, 0};
     std::tie(entry.begin, entry.end) = read_offsets(tensor, offsets);
-    KAEL_CHECK_VALUE(entry.end <= data_size, "safetensors: tensor '" << tensor << "' ends at byte " << entry.end
-                                                 << ", past the end of the " << data_size
+    KAEL_CHECK_VALUE(entry.end <= data_size, "safetensors: tensor " << quoted_key(tensor) << " ends at byte "
+                                                 << entry.end << ", past the end of the " << data_size
                                                  << "-byte data section");
     const std::int64_t needed = checked_nbytes(tensor, entry.shape, entry.dtype);
     KAEL_CHECK_VALUE(entry.end - entry.begin == needed,
-                     "safetensors: tensor '" << tensor << "' of dtype " << format_name(entry.dtype)
-                         << " and shape " << to_string(entry.shape) << " needs " << needed
+                     "safetensors: tensor " << quoted_key(tensor) << " of dtype " << format_name(entry.dtype)
+                         << " and " << describe_shape(entry.shape) << " needs " << needed
                          << " bytes, but its data_offsets [" << entry.begin << ", " << entry.end
                          << "] hold " << entry.end - entry.begin);
     return entry;
@@ -236,12 +331,12 @@ Entry read_entry(const std::string& tensor, const Json& value, std::int64_t data
 
 SafetensorsMetadata read_metadata(const Json& value) {
     KAEL_CHECK_VALUE(value.is_object(), "safetensors: __metadata__ is not an object (it is "
-                                            << brief(value) << ")");
+                                            << describe(value) << ")");
     SafetensorsMetadata metadata;
     for (const auto& item : value.items()) {
-        KAEL_CHECK_VALUE(item.value().is_string(), "safetensors: __metadata__ entry '" << item.key()
-                                                       << "' is not a string (it is "
-                                                       << brief(item.value()) << ")");
+        KAEL_CHECK_VALUE(item.value().is_string(), "safetensors: __metadata__ entry " << quoted_key(item.key())
+                                                       << " is not a string (it is "
+                                                       << describe(item.value()) << ")");
         metadata.emplace(item.key(), item.value().get<std::string>());
     }
     return metadata;
@@ -264,13 +359,13 @@ void check_tiling(const std::vector<Entry>& entries, std::int64_t data_size) {
     const Entry* last = nullptr;  // the range that ends at `covered`; set before any overlap can occur
     for (const Entry* entry : by_position) {
         KAEL_CHECK_VALUE(entry->begin >= covered,
-                         "safetensors: tensor '" << entry->name << "' (bytes [" << entry->begin << ", "
-                             << entry->end << ")) overlaps tensor '" << last->name << "' (bytes ["
+                         "safetensors: tensor " << quoted_key(entry->name) << " (bytes [" << entry->begin << ", "
+                             << entry->end << ")) overlaps tensor " << quoted_key(last->name) << " (bytes ["
                              << last->begin << ", " << last->end << "))");
         KAEL_CHECK_VALUE(entry->begin == covered,
                          "safetensors: bytes [" << covered << ", " << entry->begin
-                             << ") of the data section, before tensor '" << entry->name
-                             << "', belong to no tensor");
+                             << ") of the data section, before tensor " << quoted_key(entry->name)
+                             << ", belong to no tensor");
         covered = entry->end;
         last = entry;
     }
@@ -302,7 +397,7 @@ Header read_header(Bytes bytes) {
     const auto header_size = static_cast<std::size_t>(length);
     const Json json = parse_json(bytes.subspan(kLengthFieldSize, header_size));
     KAEL_CHECK_VALUE(json.is_object(), "safetensors: the header is not a JSON object (it is "
-                                           << brief(json) << ")");
+                                           << describe(json) << ")");
 
     Header header;
     header.data = bytes.subspan(kLengthFieldSize + header_size);
@@ -327,7 +422,7 @@ Tensor read_tensor(const Entry& entry, Bytes data) {
     if (entry.dtype == DType::Bool) {
         // kael's Bool kernels assume 0 or 1; any other byte would break `a == b` and sums.
         const auto bad = std::find_if(bytes.begin(), bytes.end(), [](std::uint8_t b) { return b > 1; });
-        KAEL_CHECK_VALUE(bad == bytes.end(), "safetensors: BOOL tensor '" << entry.name << "' holds the byte "
+        KAEL_CHECK_VALUE(bad == bytes.end(), "safetensors: BOOL tensor " << quoted_key(entry.name) << " holds the byte "
                                                  << static_cast<int>(*bad) << " at element "
                                                  << bad - bytes.begin() << "; BOOL elements must be 0 or 1");
     }

@@ -116,10 +116,11 @@ namespace kael::native {
 Tensor softmax(const Tensor& t, std::int64_t dim) {
     return along_rows(t, dim, "softmax", []<typename T>(const T* x, T* out, std::int64_t n) {
         // Subtracting the row's maximum keeps every exponential in (0, 1]: e^1000 would
-        // overflow to inf, e^(1000 - 1000) does not, and the ratios are unchanged.
+        // overflow to inf, e^(1000 - 1000) does not, and the ratios are unchanged. It also
+        // lets the exponential skip the guards against overflow (fast_exp_nonpositive).
         const T largest = row_max(x, n);
         for (std::int64_t i = 0; i < n; ++i) {
-            out[i] = detail::exponential(x[i] - largest);
+            out[i] = detail::exponential_nonpositive(x[i] - largest);
         }
         const auto scale = static_cast<T>(1.0 / row_sum(out, n));
         for (std::int64_t i = 0; i < n; ++i) {
@@ -134,7 +135,7 @@ Tensor log_softmax(const Tensor& t, std::int64_t dim) {
         // go through `out` as scratch space before the result overwrites them.
         const T largest = row_max(x, n);
         for (std::int64_t i = 0; i < n; ++i) {
-            out[i] = detail::exponential(x[i] - largest);
+            out[i] = detail::exponential_nonpositive(x[i] - largest);
         }
         const auto log_sum = static_cast<T>(static_cast<double>(largest) + std::log(row_sum(out, n)));
         for (std::int64_t i = 0; i < n; ++i) {

@@ -549,11 +549,14 @@ Tensor cumsum(const Tensor& t, std::int64_t dim) {
             const T* in = rows.data_ptr<T>();
             T* out = scanned.data_ptr<T>();
             const std::int64_t count = rows.numel();
+            // Floating sums run in double, as PyTorch's CPU kernel does: a float32 running sum
+            // of a long row would lose digits with every addition.
+            using Running = std::conditional_t<std::is_floating_point_v<T>, double, T>;
             for (std::int64_t start = 0; start < count; start += length) {
-                T running{0};
+                Running running{0};
                 for (std::int64_t i = start; i < start + length; ++i) {
-                    running = detail::wrapping_add(running, in[i]);
-                    out[i] = running;
+                    running = detail::wrapping_add(running, static_cast<Running>(in[i]));
+                    out[i] = static_cast<T>(running);
                 }
             }
         }

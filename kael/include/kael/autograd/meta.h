@@ -2,10 +2,10 @@
 /// \file
 /// \brief AutogradMeta: what a tensor carries once it takes part in autograd.
 
-#include <atomic>
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <vector>
 
@@ -45,19 +45,29 @@ struct AutogradMeta final : AutogradMetaInterface {
     /// Hooks of a leaf, run before its gradient is accumulated. A non-leaf's hooks live
     /// on its grad_fn.
     std::vector<GradHook> hooks;
-    /// For a view of a tensor that requires grad: the tensor whose storage it views (the
-    /// first non-view, when views are stacked). In-place writes on views are refused,
-    /// because the base's history would have to change with them.
+
+    /// For a view made while grad mode was on: the tensor whose storage it views (the
+    /// first one that is not itself such a view). An in-place write through the view
+    /// rebases this base's history (CopySlices, autograd/inplace.cpp), and the view's own
+    /// history is then made again from the base's.
     std::shared_ptr<TensorImpl> view_base;
-    /// How many such views of this tensor are alive: while any is, this tensor refuses
-    /// in-place writes, which would change what those views' histories describe.
-    std::atomic<std::int64_t> live_views{0};
+    /// For such a view: the storage's version when its grad_fn was last made. An in-place
+    /// write to the base or to any view of it bumps the version, and the view's history is
+    /// made again from the base's on its next use.
+    std::int64_t view_version = 0;
+
+    /// Guards the members that backward passes running on several threads share through a
+    /// leaf (its AccumulateGrad node and the gradient it writes) and a view's remade
+    /// history. Separate graphs may run on separate threads (ADR 0005); this is what lets
+    /// them share parameters. It is recursive because accumulating with create_graph records
+    /// operations, and recording may look up this same leaf.
+    std::recursive_mutex mutex;
 
     AutogradMeta() = default;
     AutogradMeta(const AutogradMeta&) = delete;
     AutogradMeta& operator=(const AutogradMeta&) = delete;
-    /// Unregisters a view from its base and hands grad_fn to the iterative release, so
-    /// that freeing a long chain of nodes does not recurse once per node.
+    /// Hands grad_fn to the iterative release, so that freeing a long chain of nodes does
+    /// not recurse once per node.
     ~AutogradMeta() override;
 };
 

@@ -81,11 +81,16 @@ public:
     /// Adds the edge and metadata of the next forward input; called while recording.
     void add_input(Edge edge, InputMeta meta);
     /// Adds a hook run on this node's incoming gradient before the formula sees it; this is
-    /// how Tensor::register_hook and retain_grad() work on a non-leaf.
+    /// how Tensor::register_hook works on a non-leaf.
     void add_pre_hook(GradHook hook);
+    /// Adds a hook that sees the incoming gradient after every pre-hook has run, whenever
+    /// it was registered: retain_grad() keeps the gradient the formula will use.
+    void add_retain_hook(GradHook hook);
 
-    /// Runs the hooks registered on this node's incoming gradient; they may replace it.
-    /// The engine calls it before the gradient is captured or used.
+    /// Runs the hooks registered on this node's incoming gradient: the pre-hooks, which may
+    /// replace it with a tensor of the same shape, dtype and device (kael::Error
+    /// otherwise, as in PyTorch), then the retain hooks. The engine calls it before the
+    /// gradient is captured or used.
     virtual void run_hooks(Grads& grads);
     /// Runs the backward formula on gradients the hooks have already seen.
     [[nodiscard]] Grads run(Grads grads) { return apply(std::move(grads)); }
@@ -103,12 +108,22 @@ private:
     std::vector<Edge> next_edges_;
     std::vector<InputMeta> input_meta_;
     std::vector<GradHook> pre_hooks_;
+    std::vector<GradHook> retain_hooks_;
 };
+
+/// Runs `hooks` in order on the first incoming gradient, each seeing what the one before
+/// returned; kael::Error for a hook that returns a tensor of another shape, dtype or
+/// device than the gradient it was given.
+void run_gradient_hooks(const std::vector<GradHook>& hooks, Grads& grads);
 
 /// The node at the end of every path: it adds the incoming gradient into a leaf's grad().
 ///
 /// It holds the leaf's TensorImpl, not a copy of the tensor, so every handle to the leaf,
-/// the optimizer's included, sees the gradient (ADR 0002).
+/// the optimizer's included, sees the gradient (ADR 0002). The gradient it stores is one
+/// the leaf owns, laid out like the leaf (PyTorch's layout contract): later backward
+/// passes add into it in place, so it must never be a tensor someone else holds, or a
+/// view whose elements share memory. It follows the leaf's dtype and device, which
+/// Tensor::move_to_ may have changed since the forward pass.
 class AccumulateGrad final : public Node {
 public:
     /// A node that accumulates into `leaf`.

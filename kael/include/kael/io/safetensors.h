@@ -7,7 +7,9 @@
 /// little-endian bytes of every tensor, back to back. The format holds no code, so loading
 /// a file from a stranger can at worst fail; kael checks every field of the header before
 /// it trusts any of it, and every failure is a typed kael error whose message starts with
-/// "safetensors:".
+/// "safetensors:". A message never quotes a value of the file: it names the value's JSON
+/// type and size and where it is (the tensor, the field, the byte), and shows a tensor
+/// name cut to 100 bytes with its control characters escaped.
 ///
 /// kael reads and writes the dtypes F32, F64, I64 and BOOL. The other dtypes of the format
 /// (F16, BF16, the 8-bit floats, the narrower and unsigned integers) are refused with
@@ -46,7 +48,8 @@ void save_safetensors(const nn::StateDict& tensors, const std::filesystem::path&
 /// The tensors of a safetensors file held in memory, as new contiguous CPU tensors in name
 /// order (the order of Python's `safetensors.torch.load_file`). Throws ValueError, naming
 /// the tensor involved, for anything malformed: a truncated file, a header that is not a
-/// JSON object or repeats a key, an entry with missing, extra or mistyped fields, a shape
+/// JSON object, repeats a key or nests arrays and objects deeper than the format's three
+/// levels (parsing stops there), an entry with missing, extra or mistyped fields, a shape
 /// whose size overflows, byte ranges that do not match the shape, overlap, or leave gaps
 /// or unused bytes, a BOOL byte other than 0 or 1. Throws TypeError for a dtype of the
 /// format that kael does not have. Either every tensor is returned or none.

@@ -30,13 +30,15 @@ template <typename Compute> [[nodiscard]] decltype(auto) below_autograd(Compute&
     return std::forward<Compute>(compute)();
 }
 
-// The frame of every differentiable function: `compute()`, and when grad mode is on and
-// one of `inputs` requires grad, `record(out)` on its result. A call on tensors outside
-// autograd costs a thread-local read and one pointer test per input.
+// The frame of every differentiable function: `compute()` below autograd, and when grad
+// mode is on and one of `inputs` requires grad, `record(out)` on its result. A call on
+// tensors outside autograd costs a few thread-local reads and one pointer test per input.
+// The operation runs below autograd either way, so the views and copies it makes inside
+// are never tracked for autograd, which would cost an allocation each.
 template <typename Compute, typename Record>
 [[nodiscard]] Tensor differentiable(std::initializer_list<Input> inputs, Compute&& compute, Record&& record) {
     if (!should_record(inputs)) {
-        return std::forward<Compute>(compute)();
+        return below_autograd(std::forward<Compute>(compute));
     }
     Tensor out = below_autograd(std::forward<Compute>(compute));
     std::forward<Record>(record)(out);

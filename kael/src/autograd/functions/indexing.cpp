@@ -10,6 +10,7 @@ namespace {
 
 using autograd::Grads;
 using autograd::Node;
+using autograd::SavedTensor;
 
 // `part` placed at the start of zeros of `shape` (part is no larger in any dimension).
 Tensor embed_into(const Tensor& part, const Shape& shape) {
@@ -31,25 +32,28 @@ Tensor embed_into(const Tensor& part, const Shape& shape) {
 // Each selected slice sends its gradient back to the slice it came from; an index that
 // repeats collects the sum (embedding rows used twice in a batch).
 Tensor index_select(const Tensor& t, std::int64_t dim, const Tensor& index) {
-    return autograd::linear(t, "IndexSelectBackward", [&] { return native::index_select(t, dim, index); },
-                            [shape = t.shape(), dim, index](const Tensor& grad) {
-                                if (shape.empty()) {
-                                    return grad.sum().reshape(shape);
-                                }
-                                const std::int64_t d = wrap_dim(dim, static_cast<std::int64_t>(shape.size()));
-                                const Tensor positions = index.reshape({-1});
-                                Shape along(grad.shape().size(), 1);
-                                along[static_cast<std::size_t>(d)] = positions.numel();
-                                return scatter_add(zeros(shape, grad.dtype()), d,
-                                                   positions.view(along).expand(grad.shape()), grad);
-                            });
+    return autograd::differentiable({t}, [&] { return native::index_select(t, dim, index); }, [&](const Tensor& out) {
+        autograd::record(out, "IndexSelectBackward", {t}, [saved = SavedTensor(index), dim](const Tensor& grad,
+                                                                                          Node& node) {
+            const Shape& shape = node.input_meta()[0].shape;
+            if (shape.empty()) {
+                return Grads{grad.sum().reshape(shape)};
+            }
+            const std::int64_t d = wrap_dim(dim, static_cast<std::int64_t>(shape.size()));
+            const Tensor positions = saved.unpack(node).reshape({-1});
+            Shape along(grad.shape().size(), 1);
+            along[static_cast<std::size_t>(d)] = positions.numel();
+            return Grads{scatter_add(zeros(shape, grad.dtype()), d, positions.view(along).expand(grad.shape()), grad)};
+        });
+    });
 }
 
 Tensor gather(const Tensor& t, std::int64_t dim, const Tensor& index) {
-    return autograd::linear(t, "GatherBackward", [&] { return native::gather(t, dim, index); },
-                            [shape = t.shape(), dim, index](const Tensor& grad) {
-                                return scatter_add(zeros(shape, grad.dtype()), dim, index, grad);
-                            });
+    return autograd::differentiable({t}, [&] { return native::gather(t, dim, index); }, [&](const Tensor& out) {
+        autograd::record(out, "GatherBackward", {t}, [saved = SavedTensor(index), dim](const Tensor& grad, Node& node) {
+            return Grads{scatter_add(zeros(node.input_meta()[0].shape, grad.dtype()), dim, saved.unpack(node), grad)};
+        });
+    });
 }
 
 // self's gradient passes unchanged; src's is the output gradient at the positions it was
@@ -57,14 +61,16 @@ Tensor gather(const Tensor& t, std::int64_t dim, const Tensor& index) {
 Tensor scatter_add(const Tensor& t, std::int64_t dim, const Tensor& index, const Tensor& src) {
     return autograd::differentiable({t, src}, [&] { return native::scatter_add(t, dim, index, src); },
                                     [&](const Tensor& out) {
-        autograd::record(out, "ScatterAddBackward", {t, src}, [dim, index](const Tensor& grad, Node& node) {
+        autograd::record(out, "ScatterAddBackward", {t, src}, [dim, saved = SavedTensor(index)](const Tensor& grad,
+                                                                                             Node& node) {
+            const Tensor positions = saved.unpack(node);
             Grads grads(2);
             if (node.needs_input_grad(0)) {
                 grads[0] = grad;
             }
             if (node.needs_input_grad(1)) {
-                grads[1] = index.numel() == 0 ? zeros(node.input_meta()[1].shape, grad.dtype())
-                                              : embed_into(gather(grad, dim, index), node.input_meta()[1].shape);
+                grads[1] = positions.numel() == 0 ? zeros(node.input_meta()[1].shape, grad.dtype())
+                                                  : embed_into(gather(grad, dim, positions), node.input_meta()[1].shape);
             }
             return grads;
         });

@@ -18,7 +18,7 @@ Tensor cat(const std::vector<Tensor>& tensors, std::int64_t dim) {
         inputs.push_back(&t);
     }
     if (!autograd::should_record_all(inputs)) {
-        return native::cat(tensors, dim);
+        return autograd::below_autograd([&] { return native::cat(tensors, dim); });
     }
     Tensor out = autograd::below_autograd([&] { return native::cat(tensors, dim); });
     const std::int64_t d = wrap_dim(dim, out.dim());

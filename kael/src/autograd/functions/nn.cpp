@@ -45,12 +45,13 @@ Tensor log_softmax(const Tensor& t, std::int64_t dim) {
 Tensor nll_loss(const Tensor& log_probs, const Tensor& target, Reduction reduction, std::int64_t ignore_index) {
     return autograd::differentiable({log_probs}, [&] { return native::nll_loss(log_probs, target, reduction, ignore_index); },
                                     [&](const Tensor& out) {
-        autograd::record(out, "NllLossBackward", {log_probs}, [target, reduction, ignore_index](const Tensor& grad,
-                                                                                               Node& node) {
+        autograd::record(out, "NllLossBackward", {log_probs}, [saved = SavedTensor(target), reduction,
+                                                               ignore_index](const Tensor& grad, Node& node) {
+            const Tensor labels = saved.unpack(node);
             const Shape& shape = node.input_meta()[0].shape;
             const bool batched = shape.size() >= 2;
             const std::int64_t classes = shape[batched ? 1 : 0];
-            const Tensor targets = target.reshape({-1});
+            const Tensor targets = labels.reshape({-1});
             const Tensor counted = targets != ignore_index;
             const Tensor safe_targets = where(counted, targets, 0);
             const Tensor per_loss = reduction == Reduction::None ? grad.reshape({-1}) : grad.expand({targets.numel()});

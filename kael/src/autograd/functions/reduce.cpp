@@ -83,12 +83,13 @@ Tensor shared_among_extremes(const Tensor& t, const Dims& dims, bool keepdim, co
 // max(dim) and min(dim): the gradient goes to the position the indices name.
 template <typename Compute>
 ValuesIndices to_selected_extreme(const Tensor& t, std::int64_t dim, bool keepdim, const char* name, Compute&& compute) {
-    if (!autograd::should_record(t)) {
-        return compute();
-    }
     ValuesIndices out = autograd::below_autograd(compute);
-    autograd::record(out.values, name, {t}, [shape = t.shape(), indices = out.indices, dim, keepdim](const Tensor& grad,
-                                                                                                    Node&) {
+    if (!autograd::should_record(t)) {
+        return out;
+    }
+    autograd::record(out.values, name, {t}, [shape = t.shape(), saved = SavedTensor(out.indices), dim,
+                                             keepdim](const Tensor& grad, Node& node) {
+        const Tensor indices = saved.unpack(node);
         const Tensor where_from = keepdim || shape.empty() ? indices : indices.unsqueeze(dim);
         const Tensor values = keepdim || shape.empty() ? grad : grad.unsqueeze(dim);
         if (shape.empty()) {

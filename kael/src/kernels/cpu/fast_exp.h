@@ -59,6 +59,41 @@ namespace kael::detail {
     return x != x ? x : result;  // NaN in, NaN out
 }
 
+/// e^x for x <= 0 (or NaN), which is what softmax and log_softmax compute after
+/// subtracting a row's maximum. Nothing can overflow, so one clamp and one scale factor do
+/// what fast_exp needs two of each for; and a result below the smallest normal float is
+/// flushed to 0, which moves no sum that also holds e^0 = 1 by more than 1.2e-38. The
+/// reduction and the polynomial are fast_exp's, so the error is the same on [-87.3, 0].
+[[gnu::always_inline]] inline float fast_exp_nonpositive(float x) {
+    constexpr float kLog2e = 1.44269504088896341f;
+    constexpr float kLn2High = 0.693359375f;
+    constexpr float kLn2Low = -2.12194440e-4f;
+    constexpr float kMin = -87.3365448f;  // e^kMin is the smallest normal float, 2^-126
+    const float clamped = x > kMin ? x : kMin;  // NaN becomes kMin too, for the conversion
+    constexpr float kRound = 12582912.0f;
+    const float n = (clamped * kLog2e + kRound) - kRound;
+    const float r = (clamped - n * kLn2High) - n * kLn2Low;
+    float p = 1.9875691500e-4f;
+    p = p * r + 1.3981999507e-3f;
+    p = p * r + 8.3334519073e-3f;
+    p = p * r + 4.1665795894e-2f;
+    p = p * r + 1.6666665459e-1f;
+    p = p * r + 5.0000001201e-1f;
+    const float exp_r = p * r * r + r + 1.0f;
+    const float scale = std::bit_cast<float>(static_cast<std::uint32_t>(static_cast<std::int32_t>(n) + 127) << 23);
+    const float result = x < kMin ? 0.0f : exp_r * scale;
+    return x != x ? x : result;  // NaN in, NaN out
+}
+
+/// e^x for x <= 0: fast_exp_nonpositive for float, std::exp for double.
+template <typename T> [[gnu::always_inline]] inline T exponential_nonpositive(T x) {
+    if constexpr (std::is_same_v<T, float>) {
+        return fast_exp_nonpositive(x);
+    } else {
+        return std::exp(x);
+    }
+}
+
 /// e^x: the vectorizable fast_exp for float, std::exp for double.
 template <typename T> [[gnu::always_inline]] inline T exponential(T x) {
     if constexpr (std::is_same_v<T, float>) {
