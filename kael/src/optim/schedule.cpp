@@ -45,6 +45,7 @@ void LRScheduler::enter(std::int64_t epoch, double rate) {
     if (const std::optional<double> momentum = momentum_at(epoch)) {
         optimizer_.set_momentum(*momentum);
     }
+    last_lr_ = rate;
     epoch_ = epoch;
     ++step_count_;
 }
@@ -54,7 +55,7 @@ nn::StateDict LRScheduler::state_dict() const {
     out.insert("base_lrs", from_vector(std::vector<double>{base_lr_}));
     out.insert("last_epoch", scalar(epoch_, DType::I64));
     out.insert("_step_count", scalar(step_count_, DType::I64));
-    out.insert("_last_lr", from_vector(std::vector<double>{last_lr()}));
+    out.insert("_last_lr", from_vector(std::vector<double>{last_lr_}));
     return out;
 }
 
@@ -77,6 +78,7 @@ void LRScheduler::load_state_dict(const nn::StateDict& state) {
         optimizer_.set_momentum(*momentum);
     }
     base_lr_ = base_lr;
+    last_lr_ = last_lr;
     epoch_ = epoch;
     step_count_ = step_count;
 }

@@ -34,6 +34,7 @@ SequentialLR::SequentialLR(Optimizer& optimizer, std::vector<std::shared_ptr<LRS
         schedule->epoch_ -= 1;
     }
     schedules_.front()->initial_step();
+    last_lr_ = schedules_.front()->last_lr_;
     base_lr_ = optimizer.initial_learning_rate().value();
     epoch_ = 0;
 }
@@ -49,6 +50,7 @@ void SequentialLR::step() {
     } else {
         active.step();
     }
+    last_lr_ = active.last_lr_;
     epoch_ = epoch;
     ++step_count_;
 }
@@ -63,7 +65,7 @@ nn::StateDict SequentialLR::state_dict() const {
     nn::StateDict out;
     out.insert("_milestones", from_vector(milestones_));
     out.insert("last_epoch", scalar(epoch_, DType::I64));
-    out.insert("_last_lr", from_vector(std::vector<double>{last_lr()}));
+    out.insert("_last_lr", from_vector(std::vector<double>{last_lr_}));
     for (std::size_t i = 0; i < schedules_.size(); ++i) {
         const std::string prefix = "_schedulers." + std::to_string(i) + ".";
         for (const auto& [key, tensor] : schedules_[i]->state_dict()) {
@@ -105,6 +107,7 @@ void SequentialLR::load_state_dict(const nn::StateDict& state) {
         throw;
     }
     optimizer_.set_learning_rate(last_lr);
+    last_lr_ = last_lr;
     epoch_ = epoch;
 }
 

@@ -35,8 +35,8 @@ public:
 
     /// Moves to the next step and writes its learning rate into the optimizer.
     virtual void step();
-    /// The learning rate set last (PyTorch's get_last_lr()).
-    [[nodiscard]] double last_lr() const noexcept { return optimizer_.learning_rate(); }
+    /// The learning rate this schedule set last (PyTorch's get_last_lr()).
+    [[nodiscard]] double last_lr() const noexcept { return last_lr_; }
     /// The number of step() calls so far (PyTorch's last_epoch).
     [[nodiscard]] std::int64_t last_epoch() const noexcept { return epoch_; }
     /// The optimizer's initial learning rate when the schedule was made.
@@ -92,6 +92,7 @@ private:
 
     Optimizer& optimizer_;
     double base_lr_;
+    double last_lr_ = 0;
     std::int64_t epoch_ = -1;
     std::int64_t step_count_ = 0;
 };
