@@ -73,8 +73,14 @@ void LRScheduler::load_state_dict(const nn::StateDict& state) {
     KAEL_CHECK_VALUE(base_lr >= 0 && epoch >= -1 && step_count >= 0,
                      name() << ".load_state_dict: impossible progress: base_lrs [" << base_lr << "], last_epoch "
                             << epoch << ", _step_count " << step_count);
-    optimizer_.set_learning_rate(last_lr);  // checks it first
-    if (const std::optional<double> momentum = momentum_at(epoch)) {
+    KAEL_CHECK_VALUE(last_lr >= 0, name() << ".load_state_dict: Invalid learning rate in '_last_lr': " << last_lr);
+    // The momentum first: OneCycleLR's may refuse the step (a phase of no steps), and then
+    // the optimizer has not changed yet. The optimizer accepted both of its momenta when
+    // the schedule was built. A schedule that SequentialLR has not started has no step yet,
+    // and leaves the momentum as building it did.
+    const std::optional<double> momentum = epoch >= 0 ? momentum_at(epoch) : std::nullopt;
+    optimizer_.set_learning_rate(last_lr);
+    if (momentum) {
         optimizer_.set_momentum(*momentum);
     }
     base_lr_ = base_lr;

@@ -26,11 +26,11 @@ struct OneCycleOptions {
     /// The peak learning rate.
     double max_lr = 0;
     /// The number of steps in the cycle.
-    std::optional<std::int64_t> total_steps;
+    std::optional<std::int64_t> total_steps = std::nullopt;
     /// With steps_per_epoch, the cycle has epochs * steps_per_epoch steps.
-    std::optional<std::int64_t> epochs;
+    std::optional<std::int64_t> epochs = std::nullopt;
     /// See epochs.
-    std::optional<std::int64_t> steps_per_epoch;
+    std::optional<std::int64_t> steps_per_epoch = std::nullopt;
     /// The fraction of the cycle spent raising the rate.
     double pct_start = 0.3;
     /// How the rate and the momentum move within a phase.
