@@ -945,6 +945,9 @@ def optimizer_cases():
         ("adam", {"lr": 0.01, "amsgrad": True}),
         ("adamw", {"lr": 0.01}),
         ("adamw", {"lr": 0.03, "betas": (0.5, 0.9), "weight_decay": 0.2, "amsgrad": True}),
+        ("sgd", {"lr": 0.05, "momentum": 0.9, "weight_decay": 0.01, "maximize": True}),
+        ("adam", {"lr": 0.01, "weight_decay": 0.05, "maximize": True}),
+        ("adamw", {"lr": 0.01, "amsgrad": True, "maximize": True}),
     ]
     for name, options in configurations:
         params = {"optimizer": name}
@@ -969,6 +972,77 @@ def optimizer_cases():
             else:
                 params[key] = str(int(value)) if isinstance(value, bool) else str(value)
         out.append(Case("optimize", [tensor((2,), "float64"), tensor((1, 2), "float64")], params, reference(name, options)))
+    out.extend(optimizer_state_cases(configurations))
+    return out
+
+
+OPTIMIZERS = {"sgd": torch.optim.SGD, "adam": torch.optim.Adam, "adamw": torch.optim.AdamW}
+# Group keys that choose among PyTorch's implementations of one update, not what it computes.
+IMPLEMENTATION_SWITCHES = ("foreach", "capturable", "differentiable", "fused")
+FLAG_KEYS = ("nesterov", "amsgrad", "maximize", "decoupled_weight_decay", "cycle_momentum")
+
+
+def optimizer_state_in_kael_layout(opt, name):
+    """torch.optim's state_dict() under kael's flattened keys, "state.<i>.<name>" and
+    "param_groups.0.<name>", hyperparameters as float64, bool and int64 tensors. A None
+    buffer (SGD without momentum) has no entry. PyTorch 1.13 does not write
+    "decoupled_weight_decay", the key PyTorch 2 added to tell AdamW from Adam: it is added."""
+    state = opt.state_dict()
+    out = {}
+    for index, entries in state["state"].items():
+        for key, value in entries.items():
+            if value is not None:
+                out[f"state.{index}.{key}"] = value.detach().clone()
+    for g, group in enumerate(state["param_groups"]):
+        entries = {k: v for k, v in group.items() if k not in IMPLEMENTATION_SWITCHES and k != "params"}
+        if name != "sgd":
+            entries["decoupled_weight_decay"] = name == "adamw"
+        entries["params"] = group["params"]
+        for key, value in entries.items():
+            dtype = torch.int64 if key == "params" else torch.bool if key in FLAG_KEYS else torch.float64
+            out[f"param_groups.{g}.{key}"] = torch.tensor(value, dtype=dtype)
+    return out
+
+
+def file_as_array(data):
+    """A file's bytes as an int64 array, one element per byte, the way the driver reads them."""
+    return np.frombuffer(data, dtype=np.uint8).astype(np.int64)
+
+
+def optimizer_state_cases(configurations):
+    """State dicts against torch.optim's: after the same steps, kael's state dict must have
+    torch's keys (in kael's layout) and values; and torch's state, written to a safetensors
+    file, loaded into a kael optimizer built with its defaults, must go on as torch does."""
+    out = []
+    for name, options in configurations:
+        for dtype in ("float32", "float64"):
+            starts = [tensor((3, 4), dtype), tensor((5,), dtype)]
+            grads = [tensor((5, 3, 4), dtype), tensor((5, 5), dtype)]
+            a, b = (torch.from_numpy(x.copy()).requires_grad_() for x in starts)
+            opt = OPTIMIZERS[name]([a, b], **options)
+            for step in range(len(grads[0])):  # b gets its first gradient one step late
+                a.grad = torch.from_numpy(grads[0][step].copy())
+                b.grad = None if step == 0 else torch.from_numpy(grads[1][step].copy())
+                opt.step()
+            state = optimizer_state_in_kael_layout(opt, name)
+            # In the parameters' dtype, so that float32 state is compared at float32's tolerance.
+            as_dtype = getattr(torch, dtype)
+            expected = torch.cat([v.to(as_dtype).flatten() for v in state.values()])
+            params = {**options_as_params({"optimizer": name, **options}), "keys": ",".join(state), "as": dtype}
+            out.append(Case("optimizer_state", starts + grads, params, lambda *_, e=expected: e))
+
+            # Three more steps from torch's state, in kael and in torch.
+            more = [tensor((3, 3, 4), dtype), tensor((3, 5), dtype)]
+            after = [a.detach().numpy().copy(), b.detach().numpy().copy()]
+            trajectory = []
+            for step in range(3):
+                a.grad = torch.from_numpy(more[0][step].copy())
+                b.grad = torch.from_numpy(more[1][step].copy())
+                opt.step()
+                trajectory.append(torch.cat([a.detach().flatten(), b.detach().flatten()]))
+            expected = torch.stack(trajectory)
+            out.append(Case("optimizer_resume", after + more + [file_as_array(safetensors_bytes(state))],
+                            {"optimizer": name}, lambda *_, e=expected: e))
     return out
 
 
@@ -1015,38 +1089,217 @@ def safetensors_bytes(tensors):
     return struct.pack("<Q", len(text)) + text + b"".join(chunks)
 
 
+def make_torch_schedule(opt, spec):
+    """The torch.optim.lr_scheduler schedule a spec names: {"kind": ..., settings}."""
+    S = torch.optim.lr_scheduler
+    kind = spec["kind"]
+    if kind == "step":
+        return S.StepLR(opt, spec["step_size"], spec["gamma"])
+    if kind == "multistep":
+        return S.MultiStepLR(opt, spec["milestones"], spec["gamma"])
+    if kind == "exponential":
+        return S.ExponentialLR(opt, spec["gamma"])
+    if kind == "linear":
+        return S.LinearLR(opt, spec["start_factor"], spec["end_factor"], spec["total_iters"])
+    if kind == "cosine":
+        return S.CosineAnnealingLR(opt, spec["T_max"], spec["eta_min"])
+    if kind == "cosine_warmup":
+        return S.LambdaLR(opt, cosine_with_warmup(spec["warmup"], spec["total"]))
+    if kind == "onecycle":
+        settings = {k: v for k, v in spec.items() if k not in ("kind", "anneal")}
+        return S.OneCycleLR(opt, anneal_strategy=spec.get("anneal", "cos"), **settings)
+    children = [make_torch_schedule(opt, child) for child in spec["schedules"]]
+    return S.SequentialLR(opt, children, spec["milestones"])
+
+
+def schedule_params(spec, prefix=""):
+    """A spec as the driver's parameters; SequentialLR's schedules go under "s0.", "s1."."""
+    out = {}
+    for key, value in spec.items():
+        if key == "schedules":
+            for i, child in enumerate(value):
+                out.update(schedule_params(child, f"{prefix}s{i}."))
+        elif isinstance(value, (list, tuple)):
+            out[prefix + key] = ",".join(str(v) for v in value)
+        else:
+            out[prefix + key] = str(int(value)) if isinstance(value, bool) else str(value)
+    return out
+
+
+def schedule_state_in_kael_layout(schedule, opt, spec):
+    """A torch schedule's state_dict() under kael's keys: its settings as kael keeps them,
+    then base_lrs, last_epoch, _step_count and _last_lr; SequentialLR's schedules under
+    "_schedulers.<i>.". MultiStepLR's Counter becomes its sorted elements, and OneCycleLR's
+    values from the optimizer's param group ("max_lr", ...) join its own."""
+    state = schedule.state_dict()
+    f64 = lambda v: torch.tensor(v, dtype=torch.float64)  # noqa: E731
+    i64 = lambda v: torch.tensor(v, dtype=torch.int64)  # noqa: E731
+    kind = spec["kind"]
+    if kind == "sequential":
+        out = {"_milestones": i64(state["_milestones"]), "last_epoch": i64(state["last_epoch"]),
+               "_last_lr": f64(state["_last_lr"])}
+        for i, (child, child_spec) in enumerate(zip(schedule._schedulers, spec["schedules"])):
+            for key, value in schedule_state_in_kael_layout(child, opt, child_spec).items():
+                out[f"_schedulers.{i}.{key}"] = value
+        return out
+    settings = {
+        "step": lambda: {"step_size": i64(state["step_size"]), "gamma": f64(state["gamma"])},
+        "multistep": lambda: {"milestones": i64(sorted(state["milestones"].elements())), "gamma": f64(state["gamma"])},
+        "exponential": lambda: {"gamma": f64(state["gamma"])},
+        "linear": lambda: {"start_factor": f64(state["start_factor"]), "end_factor": f64(state["end_factor"]),
+                           "total_iters": i64(state["total_iters"])},
+        "cosine": lambda: {"T_max": i64(state["T_max"]), "eta_min": f64(state["eta_min"])},
+        "cosine_warmup": lambda: {"warmup_steps": i64(spec["warmup"]), "total_steps": i64(spec["total"])},
+    }
+    if kind == "onecycle":
+        group = opt.param_groups[0]
+        out = {"total_steps": i64(state["total_steps"])}
+        for k, phase in enumerate(state["_schedule_phases"]):
+            out[f"_schedule_phases.{k}.end_step"] = f64(phase["end_step"])
+        out["cycle_momentum"] = torch.tensor(state["cycle_momentum"])
+        out["max_lr"], out["min_lr"] = f64(group["max_lr"]), f64(group["min_lr"])
+        if state["cycle_momentum"]:
+            out["max_momentum"], out["base_momentum"] = f64(group["max_momentum"]), f64(group["base_momentum"])
+    else:
+        out = settings[kind]()
+    out.update({"base_lrs": f64(state["base_lrs"]), "last_epoch": i64(state["last_epoch"]),
+                "_step_count": i64(state["_step_count"]), "_last_lr": f64(state["_last_lr"])})
+    return out
+
+
+def schedule_optimizer(optimizer, momentum):
+    p = torch.zeros(1, requires_grad=True)
+    if optimizer == "sgd":
+        return torch.optim.SGD([p], lr=0.1, momentum=momentum)
+    return torch.optim.Adam([p], lr=0.1)
+
+
+def momentum_of(opt):
+    group = opt.param_groups[0]
+    return group["betas"][0] if "betas" in group else group["momentum"]
+
+
+def schedule_run(opt, schedule, steps, momenta):
+    """The rate now and after each of `steps` steps; then, with momenta, the momentum (or
+    beta1) at the same points."""
+    rates, moments = [opt.param_groups[0]["lr"]], [momentum_of(opt)]
+    for _ in range(steps):
+        opt.step()
+        schedule.step()
+        rates.append(opt.param_groups[0]["lr"])
+        moments.append(momentum_of(opt))
+    return torch.tensor(rates + (moments if momenta else []), dtype=torch.float64)
+
+
+def schedule_cases():
+    """Every schedule step by step against torch.optim.lr_scheduler, at and past its
+    boundaries; its state dict after some steps against torch's; and torch's state, loaded
+    into a fresh kael schedule, going on as torch's does."""
+    import warnings
+    warnings.filterwarnings("ignore", module="torch.optim.lr_scheduler")  # step(0), order of calls
+    out = []
+    linear = lambda start, end, total: {"kind": "linear", "start_factor": start, "end_factor": end,  # noqa: E731
+                                        "total_iters": total}
+    cosine = lambda t_max, eta_min: {"kind": "cosine", "T_max": t_max, "eta_min": eta_min}  # noqa: E731
+    onecycle = lambda **settings: {"kind": "onecycle", "max_lr": 1.0, **settings}  # noqa: E731
+    # (spec, steps, optimizer, momentum, compare momenta)
+    runs = [
+        ({"kind": "step", "step_size": 3, "gamma": 0.5}, 30, "sgd", 0.0, False),
+        ({"kind": "step", "step_size": 1, "gamma": 0.9}, 30, "sgd", 0.0, False),
+        ({"kind": "step", "step_size": 7, "gamma": 0.1}, 30, "sgd", 0.0, False),
+        ({"kind": "cosine_warmup", "warmup": 5, "total": 30}, 30, "sgd", 0.0, False),
+        ({"kind": "cosine_warmup", "warmup": 0, "total": 12}, 12, "sgd", 0.0, False),
+        ({"kind": "cosine_warmup", "warmup": 12, "total": 12}, 12, "sgd", 0.0, False),
+        ({"kind": "cosine_warmup", "warmup": 1, "total": 25}, 25, "sgd", 0.0, False),
+        ({"kind": "multistep", "milestones": [3, 7, 7, 12], "gamma": 0.5}, 20, "sgd", 0.0, False),
+        ({"kind": "multistep", "milestones": [10, 2], "gamma": 0.1}, 15, "sgd", 0.0, False),
+        ({"kind": "multistep", "milestones": [0, 5], "gamma": 0.3}, 8, "sgd", 0.0, False),
+        ({"kind": "exponential", "gamma": 0.9}, 30, "sgd", 0.0, False),
+        ({"kind": "exponential", "gamma": 1.05}, 20, "sgd", 0.0, False),
+        (linear(0.25, 1.0, 4), 10, "sgd", 0.0, False),
+        (linear(1.0 / 3, 1.0, 5), 10, "sgd", 0.0, False),
+        (linear(1.0, 0.1, 6), 10, "sgd", 0.0, False),
+        (linear(0.5, 0.5, 3), 6, "sgd", 0.0, False),
+        (linear(0.1, 1.0, 1), 4, "sgd", 0.0, False),
+        (linear(0.0, 1.0, 4), 4, "sgd", 0.0, False),    # refused: torch divides by zero at step 1
+        (linear(1.5, 1.0, 4), 4, "sgd", 0.0, False),    # refused by both
+        (cosine(10, 0), 30, "sgd", 0.0, False),         # three times T_max: down, up, down
+        (cosine(7, 0.01), 21, "sgd", 0.0, False),
+        (cosine(4, 0.05), 12, "sgd", 0.0, False),
+        (cosine(1, 0.02), 5, "sgd", 0.0, False),
+        (cosine(0, 0.0), 2, "sgd", 0.0, False),         # refused: torch divides by zero at step 1
+        (onecycle(total_steps=20), 20, "sgd", 0.9, True),  # step total_steps is allowed
+        (onecycle(total_steps=20), 21, "sgd", 0.9, True),  # one past: refused by both
+        (onecycle(total_steps=20, anneal="linear"), 19, "sgd", 0.0, True),
+        (onecycle(total_steps=15, three_phase=True), 15, "sgd", 0.9, True),
+        (onecycle(total_steps=15, three_phase=True, anneal="linear"), 14, "sgd", 0.9, True),
+        (onecycle(total_steps=12, max_momentum=0.9, base_momentum=0.8), 12, "adam", 0.0, True),  # beta1
+        (onecycle(total_steps=12, cycle_momentum=False), 12, "adam", 0.0, True),
+        (onecycle(epochs=4, steps_per_epoch=5, pct_start=0.25, div_factor=10.0, final_div_factor=100.0), 20, "sgd",
+         0.5, True),
+        (onecycle(total_steps=10, pct_start=0.0), 10, "sgd", 0.9, True),
+        (onecycle(total_steps=10, pct_start=1.0), 10, "sgd", 0.9, True),  # its last phase is empty: refused at 10
+        (onecycle(total_steps=20, pct_start=0.05), 3, "sgd", 0.9, True),  # its first phase is empty: refused
+        (onecycle(total_steps=10, pct_start=1.5), 3, "sgd", 0.9, True),   # refused by both
+        (onecycle(total_steps=0), 3, "sgd", 0.9, True),                   # refused by both
+        ({"kind": "sequential", "schedules": [linear(0.1, 1.0, 5), cosine(15, 0.001)], "milestones": [5]}, 35, "adam",
+         0.0, False),
+        ({"kind": "sequential", "schedules": [linear(0.5, 1.0, 3), {"kind": "exponential", "gamma": 0.8},
+                                              cosine(6, 0.0)], "milestones": [3, 8]}, 20, "sgd", 0.0, False),
+        ({"kind": "sequential", "schedules": [{"kind": "exponential", "gamma": 0.5},
+                                              {"kind": "cosine_warmup", "warmup": 3, "total": 10}],
+          "milestones": [4]}, 14, "sgd", 0.0, False),  # to its total_steps: past it, kael's stays at 0
+        ({"kind": "sequential", "schedules": [linear(0.2, 1.0, 4), {"kind": "step", "step_size": 2, "gamma": 0.5},
+                                              cosine(5, 0.0)], "milestones": [3, 3]}, 10, "sgd", 0.0, False),
+        ({"kind": "sequential", "schedules": [linear(0.2, 1.0, 4), cosine(5, 0.01)], "milestones": [0]}, 8, "sgd",
+         0.0, False),
+        ({"kind": "sequential", "schedules": [onecycle(total_steps=8), cosine(6, 0.0)], "milestones": [6]}, 12,
+         "sgd", 0.9, True),
+        ({"kind": "sequential", "schedules": [linear(0.2, 1.0, 4), cosine(5, 0.01)], "milestones": [2, 4]}, 3,
+         "sgd", 0.0, False),  # refused by both: one milestone too many
+    ]
+    for spec, steps, optimizer, momentum, momenta in runs:
+        def run(_, spec=spec, steps=steps, optimizer=optimizer, momentum=momentum, momenta=momenta):
+            opt = schedule_optimizer(optimizer, momentum)
+            return schedule_run(opt, make_torch_schedule(opt, spec), steps, momenta)
+        params = {**schedule_params(spec), "steps": str(steps), "optimizer": optimizer, "momentum": str(momentum),
+                  "momenta": str(int(momenta))}
+        out.append(Case("schedule", [np.zeros(1)], params, run))
+
+    def torch_refuses(spec, steps, optimizer, momentum):
+        try:
+            opt = schedule_optimizer(optimizer, momentum)
+            schedule_run(opt, make_torch_schedule(opt, spec), steps, False)
+            return False
+        except (ValueError, ZeroDivisionError):
+            return True
+
+    # The state after 7 steps, and up to 15 more steps from torch's state, for the runs of
+    # 12 steps or more that torch completes.
+    for spec, steps, optimizer, momentum, momenta in runs:
+        if steps < 12 or torch_refuses(spec, steps, optimizer, momentum):
+            continue
+        opt = schedule_optimizer(optimizer, momentum)
+        schedule = make_torch_schedule(opt, spec)
+        for _ in range(7):
+            opt.step()
+            schedule.step()
+        state = schedule_state_in_kael_layout(schedule, opt, spec)
+        params = {**schedule_params(spec), "optimizer": optimizer, "momentum": str(momentum)}
+        expected = torch.cat([v.to(torch.float64).flatten() for v in state.values()])
+        out.append(Case("schedule_state", [np.zeros(1)], {**params, "steps": "7", "keys": ",".join(state)},
+                        lambda *_, e=expected: e))
+        more = min(15, steps - 7)
+        expected = schedule_run(opt, schedule, more, momenta)
+        out.append(Case("schedule_resume", [file_as_array(safetensors_bytes(state))],
+                        {**params, "steps": str(more), "momenta": str(int(momenta))}, lambda *_, e=expected: e))
+    return out
+
+
 def training_cases():
     """Chapter 07 as a whole: schedules, gradient clipping, whole training runs of a small
     MLP loaded through load_state_dict, and safetensors files written the Python way."""
-    out = []
-    dummy = np.zeros(1)
-
-    # Learning-rate schedules: the rate before the first step and after each of 30 steps.
-    def schedule_reference(kind, options):
-        def run(_):
-            p = torch.zeros(1, requires_grad=True)
-            opt = torch.optim.SGD([p], lr=0.1)
-            if kind == "step":
-                schedule = torch.optim.lr_scheduler.StepLR(opt, options["step_size"], options["gamma"])
-            else:
-                schedule = torch.optim.lr_scheduler.LambdaLR(opt, cosine_with_warmup(options["warmup"], options["total"]))
-            rates = [opt.param_groups[0]["lr"]]
-            for _ in range(options["steps"]):
-                opt.step()
-                schedule.step()
-                rates.append(opt.param_groups[0]["lr"])
-            return torch.tensor(rates, dtype=torch.float64)
-        return run
-
-    for kind, options in (("step", {"step_size": 3, "gamma": 0.5, "steps": 30}),
-                          ("step", {"step_size": 1, "gamma": 0.9, "steps": 30}),
-                          ("step", {"step_size": 7, "gamma": 0.1, "steps": 30}),
-                          ("cosine_warmup", {"warmup": 5, "total": 30, "steps": 30}),
-                          ("cosine_warmup", {"warmup": 0, "total": 12, "steps": 12}),
-                          ("cosine_warmup", {"warmup": 12, "total": 12, "steps": 12}),
-                          ("cosine_warmup", {"warmup": 1, "total": 25, "steps": 25})):
-        params = {"kind": kind, **{k: str(v) for k, v in options.items()}}
-        out.append(Case("schedule", [dummy], params, schedule_reference(kind, options)))
+    out = schedule_cases()
 
     # clip_grad_norm_: the clipped gradients, then the total norm, as one vector.
     def clip_reference(max_norm, norm_type):

@@ -21,6 +21,9 @@
 #include "kael/kael.h"
 //> stage 8
 #include "kael/optim/adam.h"
+#include "kael/optim/one_cycle.h"
+#include "kael/optim/schedule.h"
+#include "kael/optim/sequential.h"
 #include "kael/optim/sgd.h"
 //< stage 8
 
@@ -134,22 +137,138 @@ std::unique_ptr<kael::optim::Optimizer> make_optimizer(std::vector<Tensor> param
         return std::make_unique<kael::optim::Sgd>(
             std::move(params), kael::optim::SgdOptions{number(p, "lr", 1e-3), number(p, "momentum", 0),
                                                        number(p, "dampening", 0), number(p, "weight_decay", 0),
-                                                       integer(p, "nesterov", 0) != 0});
+                                                       integer(p, "nesterov", 0) != 0, integer(p, "maximize", 0) != 0});
     }
     const kael::optim::AdamOptions options{number(p, "lr", 1e-3),          number(p, "beta1", 0.9),
                                            number(p, "beta2", 0.999),       number(p, "eps", 1e-8),
                                            number(p, "weight_decay", name == "adamw" ? 1e-2 : 0),
-                                           integer(p, "amsgrad", 0) != 0};
+                                           integer(p, "amsgrad", 0) != 0,   integer(p, "maximize", 0) != 0};
     if (name == "adamw") {
         return std::make_unique<kael::optim::AdamW>(std::move(params), options);
     }
     return std::make_unique<kael::optim::Adam>(std::move(params), options);
 }
 
+// The schedule that the parameters under `prefix` name ("kind", then its settings);
+// SequentialLR's schedules are under "s0.", "s1.", ... of its prefix.
+std::shared_ptr<kael::optim::LRScheduler> make_schedule(kael::optim::Optimizer& optimizer, const Params& all,
+                                                        const std::string& prefix) {
+    Params p;
+    for (const auto& [key, value] : all) {
+        if (key.starts_with(prefix)) {
+            p[key.substr(prefix.size())] = value;
+        }
+    }
+    const std::string kind = p.at("kind");
+    if (kind == "step") {
+        return std::make_shared<kael::optim::StepLR>(optimizer, integer(p, "step_size", 1), number(p, "gamma", 0.1));
+    }
+    if (kind == "multistep") {
+        return std::make_shared<kael::optim::MultiStepLR>(optimizer, int_list(p, "milestones"), number(p, "gamma", 0.1));
+    }
+    if (kind == "exponential") {
+        return std::make_shared<kael::optim::ExponentialLR>(optimizer, number(p, "gamma", 0.1));
+    }
+    if (kind == "linear") {
+        return std::make_shared<kael::optim::LinearLR>(optimizer, number(p, "start_factor", 1.0 / 3),
+                                                       number(p, "end_factor", 1.0), integer(p, "total_iters", 5));
+    }
+    if (kind == "cosine") {
+        return std::make_shared<kael::optim::CosineAnnealingLR>(optimizer, integer(p, "T_max", 1), number(p, "eta_min", 0));
+    }
+    if (kind == "cosine_warmup") {
+        return std::make_shared<kael::optim::CosineWithWarmupLR>(optimizer, integer(p, "warmup", 0), integer(p, "total", 1));
+    }
+    if (kind == "onecycle") {
+        kael::optim::OneCycleOptions options;
+        options.max_lr = number(p, "max_lr", 0);
+        if (p.count("total_steps")) {
+            options.total_steps = integer(p, "total_steps", 0);
+        }
+        if (p.count("epochs")) {
+            options.epochs = integer(p, "epochs", 0);
+            options.steps_per_epoch = integer(p, "steps_per_epoch", 0);
+        }
+        options.pct_start = number(p, "pct_start", 0.3);
+        options.anneal_strategy = p.count("anneal") && p.at("anneal") == "linear" ? kael::optim::Anneal::Linear
+                                                                                   : kael::optim::Anneal::Cos;
+        options.cycle_momentum = integer(p, "cycle_momentum", 1) != 0;
+        options.base_momentum = number(p, "base_momentum", 0.85);
+        options.max_momentum = number(p, "max_momentum", 0.95);
+        options.div_factor = number(p, "div_factor", 25);
+        options.final_div_factor = number(p, "final_div_factor", 1e4);
+        options.three_phase = integer(p, "three_phase", 0) != 0;
+        return std::make_shared<kael::optim::OneCycleLR>(optimizer, options);
+    }
+    if (kind == "sequential") {
+        std::vector<std::shared_ptr<kael::optim::LRScheduler>> schedules;
+        for (std::int64_t i = 0;; ++i) {
+            std::string child = "s";  // ("s" + std::to_string(i) trips GCC 12's -Wrestrict)
+            child += std::to_string(i);
+            child += '.';
+            if (!p.count(child + "kind")) {
+                break;
+            }
+            schedules.push_back(make_schedule(optimizer, p, child));
+        }
+        return std::make_shared<kael::optim::SequentialLR>(optimizer, std::move(schedules), int_list(p, "milestones"));
+    }
+    throw std::invalid_argument("unknown schedule " + kind);
+}
+
+// The state dict `state` as one vector of `as` (float64 unless given): the entries under
+// `keys` (comma-separated) in that order, flattened. Throws if the dict has other keys, so
+// that the comparison covers the layout as well as the values.
+Tensor flat_state(const kael::nn::StateDict& state, const Params& p) {
+    const std::string& keys = p.at("keys");
+    const DType as = p.count("as") && p.at("as") == "float32" ? DType::F32 : DType::F64;
+    std::vector<Tensor> pieces;
+    std::istringstream list(keys);
+    std::string key;
+    std::size_t count = 0;
+    while (std::getline(list, key, ',')) {
+        pieces.push_back(state.at(key).to(as).reshape({-1}));
+        ++count;
+    }
+    if (count != state.size()) {
+        throw std::runtime_error("kael's state dict has " + std::to_string(state.size()) + " keys, torch's " +
+                                 std::to_string(count));
+    }
+    return kael::cat(pieces);
+}
+
+// The bytes of a safetensors file that travelled as an int64 tensor, one byte per element.
+std::vector<std::uint8_t> file_bytes(const Tensor& t);
+
+// The learning rate before the first step and after each of `steps` more, then, with
+// momenta=1, the optimizer's momentum (or beta1) at the same points.
+Tensor schedule_trajectory(kael::optim::Optimizer& optimizer, kael::optim::LRScheduler& schedule, const Params& p) {
+    std::vector<double> rates{optimizer.learning_rate()};
+    std::vector<double> momenta{optimizer.momentum().value_or(0)};
+    for (std::int64_t step = 0; step < integer(p, "steps", 0); ++step) {
+        optimizer.step();
+        schedule.step();
+        rates.push_back(optimizer.learning_rate());
+        momenta.push_back(optimizer.momentum().value_or(0));
+    }
+    if (integer(p, "momenta", 0) != 0) {
+        rates.insert(rates.end(), momenta.begin(), momenta.end());
+    }
+    return kael::from_vector(rates);
+}
+
 // The elements of an int64 tensor.
 std::vector<std::int64_t> int64_values(const Tensor& t) {
     const Tensor c = t.contiguous();
     return {c.data_ptr<std::int64_t>(), c.data_ptr<std::int64_t>() + c.numel()};
+}
+
+std::vector<std::uint8_t> file_bytes(const Tensor& t) {
+    std::vector<std::uint8_t> bytes;
+    for (const std::int64_t byte : int64_values(t)) {
+        bytes.push_back(static_cast<std::uint8_t>(byte));
+    }
+    return bytes;
 }
 
 //< stage 8
@@ -468,25 +587,74 @@ std::map<std::string, Op> operations() {
         }
         return kael::stack(trajectory);
     };
-    // "schedule": the learning rate before the first step and after each of `steps` steps.
-    ops["schedule"] = [](const auto&, const auto& p) {
+    // "schedule": the schedule that the parameters name, on an SGD or Adam optimizer with
+    // rate 0.1 (and momentum=...); the result is schedule_trajectory's.
+    const auto schedule_optimizer = [](const Params& p) {
         Tensor param = kael::zeros({1});
         param.requires_grad_();
-        kael::optim::Sgd sgd({param}, {.lr = 0.1});
-        std::unique_ptr<kael::optim::LRScheduler> schedule;
-        if (p.at("kind") == "step") {
-            schedule = std::make_unique<kael::optim::StepLR>(sgd, integer(p, "step_size", 1), number(p, "gamma", 0.1));
-        } else {
-            schedule = std::make_unique<kael::optim::CosineWithWarmupLR>(sgd, integer(p, "warmup", 0),
-                                                                         integer(p, "total", 1));
+        Params settings{{"optimizer", p.count("optimizer") ? p.at("optimizer") : "sgd"}, {"lr", "0.1"}};
+        if (p.count("momentum")) {
+            settings["momentum"] = p.at("momentum");
         }
-        std::vector<double> rates{sgd.learning_rate()};
+        return make_optimizer({param}, settings);
+    };
+    ops["schedule"] = [schedule_optimizer](const auto&, const auto& p) {
+        const auto optimizer = schedule_optimizer(p);
+        const auto schedule = make_schedule(*optimizer, p, "");
+        return schedule_trajectory(*optimizer, *schedule, p);
+    };
+    // "schedule_state": the state dict of the schedule after `steps` steps, as flat_state.
+    ops["schedule_state"] = [schedule_optimizer](const auto&, const auto& p) {
+        const auto optimizer = schedule_optimizer(p);
+        const auto schedule = make_schedule(*optimizer, p, "");
         for (std::int64_t step = 0; step < integer(p, "steps", 0); ++step) {
-            sgd.step();
             schedule->step();
-            rates.push_back(sgd.learning_rate());
         }
-        return kael::from_vector(rates);
+        return flat_state(schedule->state_dict(), p);
+    };
+    // "schedule_resume": in[0] is a safetensors file of torch's schedule state in kael's
+    // layout; a new optimizer and schedule load it and go on, as schedule_trajectory.
+    ops["schedule_resume"] = [schedule_optimizer](const auto& in, const auto& p) {
+        const auto optimizer = schedule_optimizer(p);
+        const auto schedule = make_schedule(*optimizer, p, "");
+        schedule->load_state_dict(kael::io::from_safetensors_bytes(file_bytes(in[0])));
+        return schedule_trajectory(*optimizer, *schedule, p);
+    };
+    // "optimizer_state": in[0] and in[1] are two parameters, in[2] and in[3] their
+    // gradients at each step; the second gets none on the first step. The result is the
+    // state dict after the last step, as flat_state.
+    ops["optimizer_state"] = [](const auto& in, const auto& p) {
+        Tensor a = in[0].clone();
+        Tensor b = in[1].clone();
+        a.requires_grad_();
+        b.requires_grad_();
+        const auto optimizer = make_optimizer({a, b}, p);
+        for (std::int64_t step = 0; step < in[2].size(0); ++step) {
+            a.set_grad(in[2].select(0, step).contiguous());
+            b.set_grad(step == 0 ? std::nullopt : std::optional<Tensor>(in[3].select(0, step).contiguous()));
+            optimizer->step();
+        }
+        return flat_state(optimizer->state_dict(), p);
+    };
+    // "optimizer_resume": in[0] and in[1] are torch's parameters after some steps, in[4]
+    // torch's optimizer state then (a safetensors file in kael's layout). An optimizer of
+    // the named kind, built with its defaults, loads it and steps on with the gradients
+    // in[2] and in[3]; the result stacks both parameters, flattened, after each step.
+    ops["optimizer_resume"] = [](const auto& in, const auto& p) {
+        Tensor a = in[0].clone();
+        Tensor b = in[1].clone();
+        a.requires_grad_();
+        b.requires_grad_();
+        const auto optimizer = make_optimizer({a, b}, {{"optimizer", p.at("optimizer")}});
+        optimizer->load_state_dict(kael::io::from_safetensors_bytes(file_bytes(in[4])));
+        std::vector<Tensor> trajectory;
+        for (std::int64_t step = 0; step < in[2].size(0); ++step) {
+            a.set_grad(in[2].select(0, step).contiguous());
+            b.set_grad(in[3].select(0, step).contiguous());
+            optimizer->step();
+            trajectory.push_back(kael::cat({a.detach().reshape({-1}), b.detach().reshape({-1})}));
+        }
+        return kael::stack(trajectory);
     };
     // "clip_grad_norm": the inputs are gradients; the result is the clipped gradients,
     // flattened and joined, then the total norm.
@@ -543,11 +711,7 @@ std::map<std::string, Op> operations() {
     // "safetensors": in[0] holds the bytes of a file, one per int64 element; the result is
     // the tensor stored under `name`.
     ops["safetensors"] = [](const auto& in, const auto& p) {
-        std::vector<std::uint8_t> bytes;
-        for (const std::int64_t byte : int64_values(in[0])) {
-            bytes.push_back(static_cast<std::uint8_t>(byte));
-        }
-        return kael::io::from_safetensors_bytes(bytes).at(p.at("name"));
+        return kael::io::from_safetensors_bytes(file_bytes(in[0])).at(p.at("name"));
     };
 //< stage 8
     // Factories take no inputs.

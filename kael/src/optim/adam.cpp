@@ -9,22 +9,19 @@
 #include "kael/factory.h"
 #include "kael/ops/binary.h"
 #include "kael/ops/unary.h"
+#include "kael/optim/state_dict.h"
 
 namespace kael::optim {
 
-Adam::Adam(std::vector<Tensor> parameters, const AdamOptions& options) : Adam(std::move(parameters), options, false) {}
+namespace {
 
-Adam::Adam(std::vector<Tensor> parameters, const AdamOptions& options, bool decoupled_weight_decay)
-    : Optimizer(std::move(parameters), options.lr), options_(options), decoupled_(decoupled_weight_decay),
-      steps_(parameters_.size(), 0), exp_avg_(parameters_.size()), exp_avg_sq_(parameters_.size()),
-      max_exp_avg_sq_(parameters_.size()) {
+// The constructor's checks, which a loaded state dict passes too.
+void check_options(const AdamOptions& options) {
     KAEL_CHECK_VALUE(options.eps >= 0, "Invalid epsilon value: " << options.eps);
     KAEL_CHECK_VALUE(options.beta1 >= 0 && options.beta1 < 1, "Invalid beta parameter at index 0: " << options.beta1);
     KAEL_CHECK_VALUE(options.beta2 >= 0 && options.beta2 < 1, "Invalid beta parameter at index 1: " << options.beta2);
     KAEL_CHECK_VALUE(options.weight_decay >= 0, "Invalid weight_decay value: " << options.weight_decay);
 }
-
-namespace {
 
 // The constants of one parameter's update at step t.
 struct AdamStep {
@@ -102,6 +99,14 @@ bool can_fuse(const Tensor& p, const Tensor& grad) {
 
 }  // namespace
 
+Adam::Adam(std::vector<Tensor> parameters, const AdamOptions& options) : Adam(std::move(parameters), options, false) {}
+
+Adam::Adam(std::vector<Tensor> parameters, const AdamOptions& options, bool decoupled_weight_decay)
+    : Optimizer(std::move(parameters), options.lr), options_(options), decoupled_(decoupled_weight_decay),
+      state_(parameters_.size()) {
+    check_options(options);
+}
+
 void Adam::step() {
     const autograd::NoGradGuard no_grad;
     for (std::size_t i = 0; i < parameters_.size(); ++i) {
@@ -110,14 +115,16 @@ void Adam::step() {
         if (!grad) {
             continue;
         }
-        if (!exp_avg_[i]) {
-            exp_avg_[i] = zeros_like(p);
-            exp_avg_sq_[i] = zeros_like(p);
+        const Tensor g = options_.maximize ? neg(*grad) : *grad;
+        AdamParameterState& state = state_[i];
+        if (!state.exp_avg) {
+            state.exp_avg = zeros_like(p);
+            state.exp_avg_sq = zeros_like(p);
             if (options_.amsgrad) {
-                max_exp_avg_sq_[i] = zeros_like(p);
+                state.max_exp_avg_sq = zeros_like(p);
             }
         }
-        const auto t = static_cast<double>(++steps_[i]);
+        const auto t = static_cast<double>(++state.step);
         const AdamStep c{learning_rate_,
                          options_.beta1,
                          options_.beta2,
@@ -127,19 +134,100 @@ void Adam::step() {
                          options_.amsgrad,
                          learning_rate_ / (1 - std::pow(options_.beta1, t)),
                          std::sqrt(1 - std::pow(options_.beta2, t))};
-        if (can_fuse(p, *grad)) {
+        if (can_fuse(p, g)) {
             dispatch_floating(p.dtype(), "Adam", [&]<typename T>() {
-                update_fused<T>(p.data_ptr<T>(), grad->data_ptr<T>(), exp_avg_[i]->data_ptr<T>(),
-                                exp_avg_sq_[i]->data_ptr<T>(),
-                                options_.amsgrad ? max_exp_avg_sq_[i]->data_ptr<T>() : nullptr, p.numel(), c);
+                update_fused<T>(p.data_ptr<T>(), g.data_ptr<T>(), state.exp_avg->data_ptr<T>(),
+                                state.exp_avg_sq->data_ptr<T>(),
+                                options_.amsgrad ? state.max_exp_avg_sq->data_ptr<T>() : nullptr, p.numel(), c);
             });
             // The parameter changed without an operation that would count it: bump its
             // version so a graph that saved the old value refuses to use it.
             p.impl()->storage->bump_version();
         } else {
-            update_with_ops(p, *grad, *exp_avg_[i], *exp_avg_sq_[i], max_exp_avg_sq_[i], c);
+            update_with_ops(p, g, *state.exp_avg, *state.exp_avg_sq, state.max_exp_avg_sq, c);
         }
     }
+}
+
+const AdamParameterState& Adam::state(std::size_t index) const {
+    KAEL_CHECK_INDEX(index < parameters_.size(),
+                     name() << " has " << parameters_.size() << " parameters, there is no parameter " << index);
+    return state_[index];
+}
+
+void Adam::set_momentum(double momentum) {
+    KAEL_CHECK_VALUE(momentum >= 0 && momentum < 1, "Invalid beta parameter at index 0: " << momentum);
+    options_.beta1 = momentum;
+}
+
+void Adam::save_parameter_state(std::size_t index, nn::StateDict& out) const {
+    const AdamParameterState& state = state_[index];
+    if (!state.exp_avg) {
+        return;  // not stepped yet: PyTorch has no entry for it either
+    }
+    const auto id = static_cast<std::int64_t>(index);
+    // PyTorch 1.13 counts in a float32 tensor, exact up to 2^24 steps; an int64 is exact always.
+    out.insert(state_key(id, "step"), scalar(state.step, DType::I64));
+    out.insert(state_key(id, "exp_avg"), *state.exp_avg);
+    out.insert(state_key(id, "exp_avg_sq"), *state.exp_avg_sq);
+    if (state.max_exp_avg_sq) {
+        out.insert(state_key(id, "max_exp_avg_sq"), *state.max_exp_avg_sq);
+    }
+}
+
+void Adam::save_hyperparameters(nn::StateDict& out) const {
+    out.insert(group_key("betas"), from_vector(std::vector<double>{options_.beta1, options_.beta2}));
+    out.insert(group_key("eps"), scalar(options_.eps, DType::F64));
+    out.insert(group_key("weight_decay"), scalar(options_.weight_decay, DType::F64));
+    out.insert(group_key("amsgrad"), scalar(options_.amsgrad, DType::Bool));
+    out.insert(group_key("maximize"), scalar(options_.maximize, DType::Bool));
+    out.insert(group_key("decoupled_weight_decay"), scalar(decoupled_, DType::Bool));
+}
+
+void Adam::load_state(StateDictReader& reader, const std::vector<std::int64_t>& saved_ids) {
+    AdamOptions options;
+    const std::vector<double> betas = reader.numbers(group_key("betas"), 2);
+    options.beta1 = betas[0];
+    options.beta2 = betas[1];
+    options.eps = reader.number(group_key("eps"));
+    options.weight_decay = reader.number(group_key("weight_decay"));
+    options.amsgrad = reader.flag(group_key("amsgrad"));
+    options.maximize = reader.flag(group_key("maximize"));
+    check_options(options);
+    const bool decoupled = reader.flag(group_key("decoupled_weight_decay"));
+    KAEL_CHECK_VALUE(decoupled == decoupled_, name() << ".load_state_dict: the state dict is "
+                                                     << (decoupled ? "AdamW" : "Adam")
+                                                     << "'s (decoupled_weight_decay is "
+                                                     << (decoupled ? "true" : "false") << "), not " << name() << "'s");
+    std::vector<AdamParameterState> states(parameters_.size());
+    for (std::size_t i = 0; i < parameters_.size(); ++i) {
+        const Tensor& p = parameters_[i];
+        const std::int64_t id = saved_ids[i];
+        AdamParameterState& state = states[i];
+        state.exp_avg = reader.buffer(state_key(id, "exp_avg"), p);
+        state.exp_avg_sq = reader.buffer(state_key(id, "exp_avg_sq"), p);
+        const bool has_step = reader.find(state_key(id, "step")) != nullptr;
+        // A parameter has all of its state or none of it, as PyTorch creates it at once.
+        KAEL_CHECK_VALUE(has_step == state.exp_avg.has_value() && has_step == state.exp_avg_sq.has_value(),
+                         name() << ".load_state_dict: the state of parameter " << id
+                                << " needs 'step', 'exp_avg' and 'exp_avg_sq' together, or none of them");
+        if (!has_step) {
+            continue;
+        }
+        state.step = reader.integer(state_key(id, "step"));
+        KAEL_CHECK_VALUE(state.step >= 0, name() << ".load_state_dict: '" << state_key(id, "step")
+                                                 << "' is negative: " << state.step);
+        if (options.amsgrad) {
+            state.max_exp_avg_sq = reader.buffer(state_key(id, "max_exp_avg_sq"), p);
+            KAEL_CHECK_VALUE(state.max_exp_avg_sq.has_value(),
+                             name() << ".load_state_dict: amsgrad is on, but the state dict has no '"
+                                    << state_key(id, "max_exp_avg_sq") << "'");
+        }
+    }
+    reader.finish();
+    options.lr = options_.lr;  // the constructor's; the base restores the current rate
+    options_ = options;
+    state_ = std::move(states);
 }
 
 AdamW::AdamW(std::vector<Tensor> parameters, const AdamOptions& options) : Adam(std::move(parameters), options, true) {}
