@@ -4,6 +4,7 @@
 #include <algorithm>
 //> stage 8
 #include <cctype>
+#include <initializer_list>
 #include <string>
 #include <string_view>
 //< stage 8
@@ -65,18 +66,23 @@ std::string blas_kernel_name() { return openblas_get_corename(); }
 
 bool blas_preferred() {
     static const bool preferred = [] {
-        if (std::string_view(gemm_isa()) == "generic") {
+        const std::string_view own = gemm_isa();
+        if (own == "generic") {
             return true;  // the own kernel has no vector copy for this CPU either
         }
         std::string core = blas_kernel_name();
         std::ranges::transform(core, core.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-        // The cores whose single-precision kernel uses AVX2 or AVX-512.
-        for (const std::string_view fast : {"haswell", "skylakex", "cooperlake", "sapphirerapids", "zen"}) {
-            if (core == fast) {
-                return true;
-            }
+        // BLAS only where its kernel is as wide as kael's own copy: then the two ran the
+        // training step within a few percent of each other (OpenBLAS ahead), while an AVX2
+        // OpenBLAS kernel on an AVX-512 CPU took a quarter longer than kael's AVX-512 copy
+        // (book/measurements.toml, "mlp-step-*"), and an SSE3 fallback far longer.
+        const auto one_of = [&core](std::initializer_list<std::string_view> names) {
+            return std::ranges::find(names, std::string_view(core)) != names.end();
+        };
+        if (own == "avx512") {
+            return one_of({"skylakex", "cooperlake", "sapphirerapids"});
         }
-        return false;
+        return one_of({"haswell", "zen", "skylakex", "cooperlake", "sapphirerapids"});
     }();
     return preferred;
 }
