@@ -62,8 +62,9 @@ add_link_options(${KAEL_SANITIZER_LINK_FLAGS})
 # A cached block is still valid memory to AddressSanitizer, so a use after free would go
 # unseen, and ThreadSanitizer should see each allocation's own memory: both builds compile
 # the caching allocator out (chapter 08). The cache's own tests run in them regardless.
-# One more ThreadSanitizer build keeps it (scripts/test runs the allocator's suites there),
-# so that the library's real caches, their locks and their fork handlers are checked too.
+# KAEL_TSAN_KEEP_CACHE keeps it in a ThreadSanitizer build. scripts/test's does: it runs the
+# other suites with KAEL_NO_CACHING_ALLOCATOR=1 set, then the allocator's suites, so that the
+# library's real caches, their locks and their fork handlers are checked too.
 option(KAEL_TSAN_KEEP_CACHE "Keep the caching allocator in a ThreadSanitizer build" OFF)
 if(KAEL_ENABLE_SANITIZERS OR (KAEL_ENABLE_TSAN AND NOT KAEL_TSAN_KEEP_CACHE))
   add_compile_definitions(KAEL_NO_CACHING_ALLOCATOR)
