@@ -307,7 +307,8 @@ TEST(OptimSequentialLR, AClosedFormRestartsACosineAtTheBaseRate) {
     kael::optim::Sgd sgd({p}, {.lr = 1.0});
     kael::optim::SequentialLR schedule(
         sgd,
-        {std::make_shared<kael::optim::ExponentialLR>(sgd, 0.5), std::make_shared<kael::optim::CosineAnnealingLR>(sgd, 2)},
+        {std::make_shared<kael::optim::ExponentialLR>(sgd, 0.5),
+         std::make_shared<kael::optim::CosineAnnealingLR>(sgd, 2)},
         {2});
     const std::vector<double> r = rates(schedule, 5);
     EXPECT_EQ(r[1], 0.5);
@@ -339,7 +340,8 @@ TEST(OptimSequentialLR, RefusesMilestonesThatDoNotFitTheSchedules) {
                       {1});
               }).find("to belong to the same optimizer"),
               std::string::npos);
-    auto inner = std::make_shared<kael::optim::SequentialLR>(sgd, warmup_then_halving(sgd), std::vector<std::int64_t>{2});
+    auto inner =
+        std::make_shared<kael::optim::SequentialLR>(sgd, warmup_then_halving(sgd), std::vector<std::int64_t>{2});
     EXPECT_THROW(kael::optim::SequentialLR(sgd, {std::make_shared<kael::optim::ExponentialLR>(sgd, 0.5), inner}, {1}),
                  kael::ValueError);
 }
@@ -391,14 +393,17 @@ void expect_resume_matches(const std::function<std::unique_ptr<LRScheduler>(kael
 
 TEST(OptimScheduleStateDict, EverySchedulesStateResumesItsRates) {
     expect_resume_matches([](auto& o) { return std::make_unique<kael::optim::StepLR>(o, 3, 0.5); }, 4, 6);
-    expect_resume_matches([](auto& o) { return std::make_unique<kael::optim::MultiStepLR>(o, std::vector<std::int64_t>{2, 5}); },
-                          3, 5);
+    expect_resume_matches(
+        [](auto& o) { return std::make_unique<kael::optim::MultiStepLR>(o, std::vector<std::int64_t>{2, 5}); }, 3, 5);
     expect_resume_matches([](auto& o) { return std::make_unique<kael::optim::ExponentialLR>(o, 0.9); }, 3, 3);
     expect_resume_matches([](auto& o) { return std::make_unique<kael::optim::LinearLR>(o, 0.25, 1.0, 4); }, 2, 5);
     expect_resume_matches([](auto& o) { return std::make_unique<kael::optim::CosineAnnealingLR>(o, 5, 0.01); }, 5, 8);
     expect_resume_matches([](auto& o) { return std::make_unique<kael::optim::CosineWithWarmupLR>(o, 3, 10); }, 4, 6);
     expect_resume_matches(
-        [](auto& o) { return std::make_unique<kael::optim::OneCycleLR>(o, kael::optim::OneCycleOptions{.max_lr = 1.0, .total_steps = 12}); },
+        [](auto& o) {
+            return std::make_unique<kael::optim::OneCycleLR>(
+                o, kael::optim::OneCycleOptions{.max_lr = 1.0, .total_steps = 12});
+        },
         4, 8);
     expect_resume_matches(
         [](auto& o) {
@@ -431,7 +436,8 @@ TEST(OptimScheduleStateDict, RefusesAStateThatDoesNotMatchAndChangesNothing) {
     refused(edited(good, "verbose", kael::scalar(false, DType::Bool)), "unexpected key(s) in state_dict: \"verbose\"");
     refused(edited(good, "last_epoch", kael::scalar(true, DType::Bool)), "'last_epoch' must be a 0-d tensor holding");
     refused(edited(good, "last_epoch", kael::scalar(2.5, DType::F64)), "'last_epoch' must hold a whole number");
-    refused(edited(good, "_last_lr", kael::scalar(0.5, DType::F64)), "'_last_lr' must be a float64 tensor of shape [1]");
+    refused(edited(good, "_last_lr", kael::scalar(0.5, DType::F64)),
+            "'_last_lr' must be a float64 tensor of shape [1]");
     refused(edited(good, "base_lrs", kael::from_vector<double>({1.0, 1.0})), "'base_lrs' must be a float64 tensor");
     refused(edited(good, "gamma", kael::scalar(0.5, DType::F32)), "'gamma' must be float64");
     refused(edited(good, "gamma", kael::scalar(0.25, DType::F64)), "the state was saved with gamma = 0.25");
@@ -475,7 +481,8 @@ TEST(OptimScheduleStateDict, SequentialLoadsAllItsSchedulesOrNone) {
     refused(edited(good, "_schedulers.2.gamma", kael::scalar(0.5, DType::F64)), "unexpected key(s)");
     refused(edited(good, "_milestones", kael::from_vector(std::vector<std::int64_t>{3})),
             "SequentialLR.load_state_dict: the state was saved with _milestones = [3]");
-    refused(edited(good, "last_epoch", std::nullopt), "SequentialLR.load_state_dict: the state dict has no 'last_epoch'");
+    refused(edited(good, "last_epoch", std::nullopt),
+            "SequentialLR.load_state_dict: the state dict has no 'last_epoch'");
     target.load_state_dict(good);
     EXPECT_EQ(target.last_epoch(), 4);
     EXPECT_EQ(other.learning_rate(), 0.25);
