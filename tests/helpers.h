@@ -1,6 +1,7 @@
 #pragma once
 // Small helpers shared by the test suites.
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -10,6 +11,9 @@
 //> stage 7
 #include "kael/factory.h"
 //< stage 7
+//> stage 8
+#include "kael/nn/state_dict.h"
+//< stage 8
 
 namespace kael::testing {
 
@@ -29,5 +33,24 @@ inline Tensor grad_leaf(std::vector<double> data) {
     return t;
 }
 //< stage 7
+//> stage 8
+
+/// `state` with the entry under `key` replaced by `value`, added when absent, or removed when
+/// `value` is empty: the damaged state dicts of the refusal tests of optimizers and schedules.
+inline nn::StateDict edited(const nn::StateDict& state, const std::string& key, const std::optional<Tensor>& value) {
+    nn::StateDict out;
+    for (const auto& [name, tensor] : state) {
+        if (name != key) {
+            out.insert(name, tensor);
+        } else if (value) {
+            out.insert(name, *value);
+        }
+    }
+    if (value && !state.contains(key)) {
+        out.insert(key, *value);
+    }
+    return out;
+}
+//< stage 8
 
 }  // namespace kael::testing

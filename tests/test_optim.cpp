@@ -33,6 +33,7 @@ namespace {
 using kael::DType;
 using kael::Tensor;
 using kael::nn::StateDict;
+using kael::testing::edited;
 using kael::testing::grad_leaf;
 using kael::testing::values;
 
@@ -328,23 +329,6 @@ TEST(OptimStateDict, AdamHoldsPyTorchsKeysAndAScheduleAddsInitialLr) {
     EXPECT_FALSE(adamw.state_dict().contains("param_groups.0.initial_lr"));
     const kael::optim::StepLR schedule(adamw, 10);
     EXPECT_EQ(adamw.state_dict().at("param_groups.0.initial_lr").item<double>(), 1e-3);
-}
-
-// `state` with the entry under `key` replaced by `value`, added when absent, or removed when
-// `value` is empty: the damaged state dicts of the refusal tests.
-StateDict edited(const StateDict& state, const std::string& key, const std::optional<Tensor>& value) {
-    StateDict out;
-    for (const auto& [name, tensor] : state) {
-        if (name != key) {
-            out.insert(name, tensor);
-        } else if (value) {
-            out.insert(name, *value);
-        }
-    }
-    if (value && !state.contains(key)) {
-        out.insert(key, *value);
-    }
-    return out;
 }
 
 // The message of the ValueError that `load` throws; fails the test if it throws none.

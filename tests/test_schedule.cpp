@@ -25,6 +25,7 @@ using kael::DType;
 using kael::Tensor;
 using kael::nn::StateDict;
 using kael::optim::LRScheduler;
+using kael::testing::edited;
 using kael::testing::grad_leaf;
 using kael::testing::values;
 
@@ -106,22 +107,6 @@ std::string value_error(const std::function<void()>& f) {
     }
     ADD_FAILURE() << "no ValueError";
     return "";
-}
-
-// `state` with `key` replaced by `value`, removed (nullopt), or added.
-StateDict edited(const StateDict& state, const std::string& key, const std::optional<Tensor>& value) {
-    StateDict out;
-    for (const auto& [name, tensor] : state) {
-        if (name != key) {
-            out.insert(name, tensor);
-        } else if (value) {
-            out.insert(name, *value);
-        }
-    }
-    if (value && !state.contains(key)) {
-        out.insert(key, *value);
-    }
-    return out;
 }
 
 TEST(OptimMultiStepLR, MultipliesAtEachMilestoneInAnyOrderAndKeepsTheRateBetween) {
