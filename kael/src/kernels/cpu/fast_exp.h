@@ -15,24 +15,22 @@
 
 namespace kael::detail {
 
-// Always inlined: as a call, it is one element per call again, which is what it exists to
-// avoid. GCC's inliner otherwise gives up on it in translation units with many kernels.
-[[gnu::always_inline]] inline float fast_exp(float x) {
-    // exp(x) = 2^n * exp(r) with n = round(x / ln 2) and r = x - n ln 2 in [-ln2/2, ln2/2].
+// Always inlined, like everything in this file: as a call, it is one element per call
+// again, which is what it exists to avoid. GCC's inliner otherwise gives up on these in
+// translation units with many kernels.
+
+/// exp(x) split as 2^n * exp(r), for an x already clamped to a range where n fits the
+/// exponent bits: n = round(x / ln 2), and exp(r) for r = x - n ln 2 in [-ln2/2, ln2/2].
+struct ReducedExp {
+    float exp_r;
+    std::int32_t n;
+};
+
+[[gnu::always_inline]] inline ReducedExp reduce_exp(float clamped) {
     constexpr float kLog2e = 1.44269504088896341f;
     // ln 2 split in two so that n * kLn2High is exact (Cody and Waite's reduction).
     constexpr float kLn2High = 0.693359375f;
     constexpr float kLn2Low = -2.12194440e-4f;
-    // Inputs are clamped to [kMin, kMax], a little wider than the range where exp(x) is a
-    // finite, non-zero float ([-103.97, 88.72]). Past its ends the arithmetic below
-    // overflows to inf or rounds to 0 by itself, so no select is needed for them; the clamp
-    // only keeps 2^n within the two scale factors. The lower clamp, "x > kMin ? x : kMin",
-    // also maps NaN to kMin, so that the conversion to an integer below never sees a NaN.
-    constexpr float kMax = 89.0f;
-    constexpr float kMin = -110.0f;
-    const float low = x > kMin ? x : kMin;
-    const float clamped = low < kMax ? low : kMax;
-
     // Adding and subtracting 1.5 * 2^23 rounds to the nearest integer in float arithmetic.
     constexpr float kRound = 12582912.0f;
     const float n = (clamped * kLog2e + kRound) - kRound;
@@ -45,17 +43,31 @@ namespace kael::detail {
     p = p * r + 4.1665795894e-2f;
     p = p * r + 1.6666665459e-1f;
     p = p * r + 5.0000001201e-1f;
-    const float exp_r = p * r * r + r + 1.0f;
+    return {p * r * r + r + 1.0f, static_cast<std::int32_t>(n)};
+}
 
-    // 2^n from the exponent bits, in two halves so that results below FLT_MIN
-    // (n < -126, subnormal) and near FLT_MAX both stay representable on the way: with n
-    // in [-159, 128] each half is a normal float. The product rounds once, to a subnormal,
-    // to 0 or to inf, as exp(x) itself would.
-    const auto whole = static_cast<std::int32_t>(n);
-    const std::int32_t half = whole / 2;
-    const float scale_a = std::bit_cast<float>(static_cast<std::uint32_t>(half + 127) << 23);
-    const float scale_b = std::bit_cast<float>(static_cast<std::uint32_t>(whole - half + 127) << 23);
-    const float result = exp_r * scale_a * scale_b;
+/// 2^n for n in [-126, 127], straight from the exponent bits.
+[[gnu::always_inline]] inline float power_of_two(std::int32_t n) {
+    return std::bit_cast<float>(static_cast<std::uint32_t>(n + 127) << 23);
+}
+
+[[gnu::always_inline]] inline float fast_exp(float x) {
+    // Inputs are clamped to [kMin, kMax], a little wider than the range where exp(x) is a
+    // finite, non-zero float ([-103.97, 88.72]). Past its ends the arithmetic overflows to
+    // inf or rounds to 0 by itself, so no select is needed for them; the clamp only keeps
+    // 2^n within the two scale factors. The lower clamp, "x > kMin ? x : kMin", also maps
+    // NaN to kMin, so that the conversion to an integer never sees a NaN.
+    constexpr float kMax = 89.0f;
+    constexpr float kMin = -110.0f;
+    const float low = x > kMin ? x : kMin;
+    const ReducedExp e = reduce_exp(low < kMax ? low : kMax);
+
+    // 2^n in two halves so that results below FLT_MIN (n < -126, subnormal) and near
+    // FLT_MAX both stay representable on the way: with n in [-159, 128] each half is a
+    // normal float. The product rounds once, to a subnormal, to 0 or to inf, as exp(x)
+    // itself would.
+    const std::int32_t half = e.n / 2;
+    const float result = e.exp_r * power_of_two(half) * power_of_two(e.n - half);
     return x != x ? x : result;  // NaN in, NaN out
 }
 
@@ -65,23 +77,9 @@ namespace kael::detail {
 /// flushed to 0, which moves no sum that also holds e^0 = 1 by more than 1.2e-38. The
 /// reduction and the polynomial are fast_exp's, so the error is the same on [-87.3, 0].
 [[gnu::always_inline]] inline float fast_exp_nonpositive(float x) {
-    constexpr float kLog2e = 1.44269504088896341f;
-    constexpr float kLn2High = 0.693359375f;
-    constexpr float kLn2Low = -2.12194440e-4f;
     constexpr float kMin = -87.3365448f;  // e^kMin is the smallest normal float, 2^-126
-    const float clamped = x > kMin ? x : kMin;  // NaN becomes kMin too, for the conversion
-    constexpr float kRound = 12582912.0f;
-    const float n = (clamped * kLog2e + kRound) - kRound;
-    const float r = (clamped - n * kLn2High) - n * kLn2Low;
-    float p = 1.9875691500e-4f;
-    p = p * r + 1.3981999507e-3f;
-    p = p * r + 8.3334519073e-3f;
-    p = p * r + 4.1665795894e-2f;
-    p = p * r + 1.6666665459e-1f;
-    p = p * r + 5.0000001201e-1f;
-    const float exp_r = p * r * r + r + 1.0f;
-    const float scale = std::bit_cast<float>(static_cast<std::uint32_t>(static_cast<std::int32_t>(n) + 127) << 23);
-    const float result = x < kMin ? 0.0f : exp_r * scale;
+    const ReducedExp e = reduce_exp(x > kMin ? x : kMin);  // NaN becomes kMin too
+    const float result = x < kMin ? 0.0f : e.exp_r * power_of_two(e.n);
     return x != x ? x : result;  // NaN in, NaN out
 }
 
