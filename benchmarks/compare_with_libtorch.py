@@ -1,7 +1,8 @@
 #!/usr/bin/python3
 """Runs the same workloads through kael and through libtorch (PyTorch's C++ API) on this
 machine, interleaved, and prints the ratios as a Markdown table, which it also writes to
-benchmarks/RESULTS.md (the book's chapter 05 shows that file).
+the table of the instruction set kael's kernels ran: benchmarks/RESULTS.md for AVX-512,
+benchmarks/RESULTS-avx2.md for AVX2 (the book's chapter 05 shows both).
 
     benchmarks/compare_with_libtorch.py [--threads N] [--rounds R] [--min-time S] [--isa avx2]
 
@@ -19,6 +20,7 @@ kael is built for x86-64-v3 (build/bench-avx2) with KAEL_GEMM_ISA=avx2, libtorch
 ATEN_CPU_CAPABILITY=avx2 and OpenBLAS its Haswell kernels. The table goes to
 benchmarks/RESULTS-avx2.md. It measures AVX2 code on this machine's cores, not an AVX2
 machine: the instruction mix is that of the other machines, the memory system is this one's.
+On an AVX2-only CPU the plain run already writes that table, from the real thing.
 
 With --only BM_Softmax,BM_Exp (the names in WORKLOADS) it measures those rows alone and
 prints them without touching the tables: for a second look at a noisy row, with more rounds.
@@ -105,6 +107,18 @@ def cpu_name():
         if line.startswith("model name"):
             return line.split(":", 1)[1].strip()
     return "an unknown CPU"
+
+
+def commit():
+    """HEAD's short hash, marked when the working tree has changes the table would not show;
+    in a stage's tree written by scripts/stage, the stage and the commit it was cut from."""
+    stage_source = ROOT / ".kael-stage-source"
+    if stage_source.exists():
+        return stage_source.read_text().strip()
+    head = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, capture_output=True, text=True)
+    dirty = subprocess.run(["git", "status", "--porcelain", "--untracked-files=no"], cwd=ROOT,
+                           capture_output=True, text=True).stdout.strip()
+    return f"commit {head.stdout.strip() or 'unknown'}" + (" with uncommitted changes" if dirty else "")
 
 
 def cpu_vectors():
@@ -429,11 +443,13 @@ def main():
     isa_flag = ("" if args.isa == "native" else f" --isa {args.isa}") + (f" --only {args.only}" if args.only else "")
     code = ("kael built for this CPU (-march=native)" if args.isa == "native"
             else "both sides running AVX2 code (kael -march=x86-64-v3, libtorch ATEN_CPU_CAPABILITY=avx2)")
+    matmul_isa = kernel_isa(kael_binary, env)
     lines = [
         f"Measured on {datetime.date.today()} on {cpu_name()} ({cpu_vectors()}), {code}, with "
         f"{args.threads} thread(s) per side, {args.rounds} interleaved rounds (medians), by "
-        f"`benchmarks/compare_with_libtorch.py --threads {args.threads} --rounds {args.rounds}{isa_flag}`; "
-        f"libtorch {torch_version()}. kael's own matrix kernel ran its **{kernel_isa(kael_binary, env)}** copy.",
+        f"`benchmarks/compare_with_libtorch.py --threads {args.threads} --rounds {args.rounds}{isa_flag}` "
+        f"from {commit()}; libtorch {torch_version()}. kael's own matrix kernel ran its "
+        f"**{matmul_isa}** copy.",
         "",
         f"Memory bandwidth for the pattern of `a += b` on 10M floats, one thread, measured with a plain "
         f"C++ loop: **{bandwidth:.1f} GB/s**.",
@@ -461,7 +477,11 @@ def main():
     text = "\n".join(lines) + "\n"
     print(text)
     if not args.only:
-        (ROOT / "benchmarks" / ("RESULTS.md" if args.isa == "native" else f"RESULTS-{args.isa}.md")).write_text(text)
+        # One table per instruction set, whichever machine it came from: RESULTS.md holds the
+        # AVX-512 code's figures, RESULTS-avx2.md the AVX2 code's (from an AVX2-only CPU, or
+        # from --isa avx2 on an AVX-512 one).
+        name = "RESULTS.md" if matmul_isa == "avx512" else f"RESULTS-{matmul_isa}.md"
+        (ROOT / "benchmarks" / name).write_text(text)
     return 0
 
 
