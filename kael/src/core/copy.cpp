@@ -55,12 +55,15 @@ void convert_strided(const Tensor& out, const Tensor& src) {
                 }
                 // Advance the odometer: bump the innermost outer dimension, carrying into
                 // the next one out whenever a dimension wraps around to 0.
+                // row_start only ever names an element of the view, and a wrap subtracts the
+                // dimension's extent: stepping past the end first would overflow for a huge
+                // stride that a size-1 or last position never uses (found by fuzz_views).
                 for (std::size_t d = last; d-- > 0;) {
-                    row_start += strides[d];
                     if (++counter[d] < shape[d]) {
+                        row_start += strides[d];
                         break;
                     }
-                    row_start -= strides[d] * shape[d];
+                    row_start -= strides[d] * (shape[d] - 1);
                     counter[d] = 0;
                 }
             }
