@@ -10,10 +10,12 @@ if(KAEL_WARNINGS_AS_ERRORS)
 endif()
 
 function(kael_enable_warnings target)
-  target_compile_options(${target} PRIVATE ${KAEL_WARNING_FLAGS})
+  # The flags are the host C++ compiler's; the CUDA files of chapter 09 go through nvcc,
+  # which does not take them.
+  target_compile_options(${target} PRIVATE "$<$<COMPILE_LANGUAGE:CXX>:${KAEL_WARNING_FLAGS}>")
   # Error messages name the file of the failed check. Make that path relative to kael/,
   # so messages read "src/core/tensor_impl.cpp:31" on every machine, not a build-machine path.
-  target_compile_options(${target} PRIVATE "-fmacro-prefix-map=${PROJECT_SOURCE_DIR}/kael/=")
+  target_compile_options(${target} PRIVATE "$<$<COMPILE_LANGUAGE:CXX>:-fmacro-prefix-map=${PROJECT_SOURCE_DIR}/kael/=>")
 endfunction()
 
 #> stage 6

@@ -59,10 +59,20 @@ TEST(Storage, CudaThrows) {
         Storage storage(16, Device::CUDA);
         FAIL() << "allocated CUDA memory without a backend";
     } catch (const kael::Error& error) {
-        EXPECT_NE(std::string(error.what())
-                      .find("kael was built without CUDA; configure with KAEL_ENABLE_CUDA=ON"),
-                  std::string::npos)
-            << error.what();
+//> until 10
+//|         EXPECT_NE(std::string(error.what())
+//|                       .find("kael was built without CUDA; configure with KAEL_ENABLE_CUDA=ON"),
+//|                   std::string::npos)
+//|             << error.what();
+//< until 10
+//> stage 10
+        // A build without the backend says how to get one; a build with it, on a machine
+        // without a GPU, says that the device is missing.
+        const std::string expected = kael::cuda_is_built()
+                                         ? "no CUDA device is available"
+                                         : "kael was built without CUDA; configure with KAEL_ENABLE_CUDA=ON";
+        EXPECT_NE(std::string(error.what()).find(expected), std::string::npos) << error.what();
+//< stage 10
     }
 }
 

@@ -14,6 +14,12 @@ namespace kael {
 
 /// True when kael was built with its CUDA backend and a CUDA device is present.
 [[nodiscard]] bool cuda_is_available();
+//> stage 10
+
+/// True when kael was built with its CUDA backend (KAEL_ENABLE_CUDA=ON), whether or not
+/// this machine has a GPU; PyTorch's torch.backends.cuda.is_built().
+[[nodiscard]] bool cuda_is_built();
+//< stage 10
 
 /// Waits until all queued device work has finished. Throws kael::Error when kael was built
 /// without CUDA.

@@ -1,4 +1,8 @@
 #include "core/copy.h"
+//> stage 10
+
+#include "core/device_backend.h"
+//< stage 10
 
 namespace kael::detail {
 
@@ -28,6 +32,15 @@ void convert_strided(const Tensor& out, const Tensor& src) {
                                                << to_string(out.shape()) << " and "
                                                << to_string(src.shape()));
     KAEL_CHECK(out.is_contiguous(), "convert_strided writes into a contiguous tensor");
+//> stage 10
+    KAEL_CHECK(out.device() == src.device(), "convert_strided copies within one device, got "
+                                                 << src.device() << " to " << out.device());
+    if (src.device() != Device::CPU) {
+        device::convert_strided(out.dtype(), out.device_data(), src.dtype(), src.device_data(), src.shape(),
+                                src.strides());
+        return;
+    }
+//< stage 10
     const std::int64_t count = src.numel();
     if (count == 0) {
         return;

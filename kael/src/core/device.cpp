@@ -13,6 +13,10 @@ Device parse_device(std::string_view name) {
 }
 
 bool cuda_is_available() { return device::is_available(); }
+//> stage 10
+
+bool cuda_is_built() { return device::is_built(); }
+//< stage 10
 
 void cuda_synchronize() { device::synchronize(); }
 

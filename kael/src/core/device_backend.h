@@ -10,11 +10,18 @@
 #include <cstdint>
 
 #include "kael/dtype.h"
+//> stage 10
+#include "kael/shape.h"
+//< stage 10
 
 namespace kael::device {
 
 /// True when a device is present and usable.
 bool is_available();
+//> stage 10
+/// True in a build with a device backend, with or without a device present.
+bool is_built();
+//< stage 10
 /// Blocks until all queued device work has finished.
 void synchronize();
 
@@ -32,5 +39,13 @@ void copy_within_device(std::byte* device_dst, const std::byte* device_src, std:
 /// Sets `count` elements of type `dtype` at `device_dst` to the element at `value` (a host
 /// pointer to one element of that dtype).
 void fill(DType dtype, std::byte* device_dst, std::int64_t count, const void* value);
+//> stage 10
+/// Copies every element of a strided device tensor into a contiguous device buffer in
+/// row-major order, converting each value from `src_dtype` to `out_dtype` with
+/// convert_value. `src` points at the source's first element; `src_strides` are in
+/// elements, one per dimension of `shape`.
+void convert_strided(DType out_dtype, std::byte* out, DType src_dtype, const std::byte* src, const Shape& shape,
+                     const Strides& src_strides);
+//< stage 10
 
 }  // namespace kael::device

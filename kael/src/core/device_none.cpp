@@ -15,6 +15,10 @@ constexpr bool built_with_cuda = false;
 }  // namespace
 
 bool is_available() { return false; }
+//> stage 10
+
+bool is_built() { return built_with_cuda; }
+//< stage 10
 
 void synchronize() { no_cuda(); }
 
@@ -42,5 +46,12 @@ void fill(DType /*dtype*/, std::byte* /*device_dst*/, std::int64_t /*count*/,
           const void* /*value*/) {
     no_cuda();
 }
+//> stage 10
+
+void convert_strided(DType /*out_dtype*/, std::byte* /*out*/, DType /*src_dtype*/, const std::byte* /*src*/,
+                     const Shape& /*shape*/, const Strides& /*src_strides*/) {
+    no_cuda();
+}
+//< stage 10
 
 }  // namespace kael::device

@@ -148,17 +148,34 @@ Shape loop_shape(const std::optional<Tensor>& output, const std::vector<Tensor>&
         KAEL_CHECK_TYPE(mixed_dtypes || input.dtype() == inputs.front().dtype(),
                         "iterator inputs must share a dtype, got " << inputs.front().dtype() << " and "
                                                                    << input.dtype());
-        KAEL_CHECK(input.device() == Device::CPU, "the CPU iterator got an input on " << input.device());
+//> until 10
+//|         KAEL_CHECK(input.device() == Device::CPU, "the CPU iterator got an input on " << input.device());
+//< until 10
     }
     if (output) {
         shapes.push_back(output->shape());
     }
+//> stage 10
+    // One device for every operand, named as PyTorch names a mix. The element-wise loops
+    // that exist so far are the CPU's (for_each), so a device loop is refused here too.
+    const Device device = inputs.empty() ? output->device() : inputs.front().device();
+    for (const Tensor& operand : inputs) {
+        KAEL_CHECK(operand.device() == device, "expected all tensors to be on the same device, but found at least "
+                                               "two devices, " << device << " and " << operand.device());
+    }
+    KAEL_CHECK(!output || output->device() == device, "expected all tensors to be on the same device, but found "
+                                                      "at least two devices, " << device << " and " << output->device());
+    KAEL_CHECK(device == Device::CPU, "the element-wise kernels run on the CPU only so far; this operation got "
+                                      "tensors on " << device << " (copy them with cpu())");
+//< stage 10
     const Shape shape = broadcast_shapes(shapes);
     if (output) {
         KAEL_CHECK_VALUE(output->shape() == shape, "output with shape " << to_string(output->shape())
                                                                         << " doesn't match the broadcast shape "
                                                                         << to_string(shape));
-        KAEL_CHECK(output->device() == Device::CPU, "the CPU iterator got an output on " << output->device());
+//> until 10
+//|         KAEL_CHECK(output->device() == Device::CPU, "the CPU iterator got an output on " << output->device());
+//< until 10
     }
     return shape;
 }
