@@ -8,6 +8,8 @@
 #include <limits>
 #include <sstream>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "kael/kael.h"
 
@@ -157,6 +159,124 @@ TEST(CudaAllocator, OutOfMemoryIsATypedErrorAndLeavesTheDeviceUsable) {
     const std::string message = error_of([] { (void)kael::empty({std::int64_t{1} << 48}, DType::F32, Device::CUDA); });
     EXPECT_NE(message.find("out of memory"), std::string::npos) << message;
     EXPECT_TRUE(same(kael::ones({3}, DType::F32, Device::CUDA).cpu(), kael::ones({3})));
+}
+
+// ---- element-wise operations on a device ------------------------------------------------
+
+// `device_result` computed on the GPU equals `host_result` from the CPU: same shape and
+// dtype, on the device, values within float32 rounding (the device may fuse a multiply
+// and an add into one FMA, which rounds once instead of twice).
+void expect_matches_cpu(const Tensor& device_result, const Tensor& host_result, const std::string& what) {
+    EXPECT_EQ(device_result.device(), Device::CUDA) << what;
+    EXPECT_EQ(device_result.shape(), host_result.shape()) << what;
+    EXPECT_EQ(device_result.dtype(), host_result.dtype()) << what;
+    EXPECT_TRUE(kael::allclose(device_result.cpu().to(DType::F64), host_result.to(DType::F64), 1e-6, 1e-6,
+                               /*equal_nan=*/true))
+        << what;
+}
+
+// Operand pairs in the layouts the iterator distinguishes: contiguous, transposed,
+// broadcast against each other, and a strided slice.
+std::vector<std::pair<Tensor, Tensor>> operand_layouts(DType dtype) {
+    kael::manual_seed(7);
+    const auto values = [&](const kael::Shape& shape) {
+        return dtype == DType::I64 ? kael::randint(-50, 50, shape) : kael::randn(shape, dtype);
+    };
+    return {
+        {values({6, 5}), values({6, 5})},
+        {values({5, 6}).transpose(0, 1), values({6, 5})},
+        {values({6, 1}), values({1, 5})},
+        {values({6, 10}).slice(1, 0, 10, 2), values({5})},
+        {values({}), values({3, 4})},
+    };
+}
+
+TEST(CudaElementwise, BinaryOperationsMatchTheCpuInEveryLayout) {
+    KAEL_REQUIRE_GPU();
+    using Op = Tensor (*)(const Tensor&, const Tensor&);
+    const std::vector<std::pair<std::string, Op>> ops = {
+        {"add", [](const Tensor& a, const Tensor& b) { return kael::add(a, b); }},
+        {"add alpha", [](const Tensor& a, const Tensor& b) { return kael::add(a, b, 3); }},
+        {"sub alpha", [](const Tensor& a, const Tensor& b) { return kael::sub(a, b, 2); }},
+        {"mul", [](const Tensor& a, const Tensor& b) { return kael::mul(a, b); }},
+        {"div", [](const Tensor& a, const Tensor& b) { return kael::div(a, b); }},
+        {"maximum", [](const Tensor& a, const Tensor& b) { return kael::maximum(a, b); }},
+        {"minimum", [](const Tensor& a, const Tensor& b) { return kael::minimum(a, b); }},
+    };
+    for (const DType dtype : {DType::F32, DType::F64, DType::I64}) {
+        int layout = 0;
+        for (const auto& [a, b] : operand_layouts(dtype)) {
+            for (const auto& [name, op] : ops) {
+                expect_matches_cpu(op(a.cuda(), b.cuda()), op(a, b),
+                                   name + " " + std::string(kael::to_string(dtype)) + " layout " + std::to_string(layout));
+            }
+            ++layout;
+        }
+    }
+}
+
+TEST(CudaElementwise, NumbersOnEitherSideMatchTheCpu) {
+    KAEL_REQUIRE_GPU();
+    const Tensor x = kael::randn({4, 7}).transpose(0, 1);
+    const Tensor d = x.cuda();
+    expect_matches_cpu(kael::add(d, 2.5), kael::add(x, 2.5), "t + 2.5");
+    expect_matches_cpu(kael::add(d, 2.5, -2), kael::add(x, 2.5, -2), "t + (-2) * 2.5");
+    expect_matches_cpu(kael::sub(d, 3, 2), kael::sub(x, 3, 2), "t - 2 * 3");
+    expect_matches_cpu(kael::sub(3, d, 2), kael::sub(3, x, 2), "3 - 2 * t");
+    expect_matches_cpu(kael::mul(d, -1.5), kael::mul(x, -1.5), "t * -1.5");
+    expect_matches_cpu(kael::div(d, 4), kael::div(x, 4), "t / 4");
+    expect_matches_cpu(kael::div(2, d), kael::div(2, x), "2 / t");
+    // Type promotion is the operation's, before the kernel: int64 and a float number give
+    // float32, integer division gives float32.
+    const Tensor n = kael::randint(1, 9, {5});
+    expect_matches_cpu(kael::mul(n.cuda(), 0.5), kael::mul(n, 0.5), "int64 * 0.5");
+    expect_matches_cpu(kael::div(n.cuda(), n.cuda()), kael::div(n, n), "int64 / int64");
+    expect_matches_cpu(kael::add(n.cuda(), kael::randn({5}).cuda()), kael::add(n, kael::randn({5})), "promotion");
+}
+
+TEST(CudaElementwise, BoolAndIntegerRulesAreTheCpus) {
+    KAEL_REQUIRE_GPU();
+    const Tensor p = kael::from_vector<double>({0, 1, 0, 1}, {4}).to(DType::Bool);
+    const Tensor q = kael::from_vector<double>({0, 0, 1, 1}, {4}).to(DType::Bool);
+    expect_matches_cpu(kael::add(p.cuda(), q.cuda()), kael::add(p, q), "bool add is or");
+    expect_matches_cpu(kael::mul(p.cuda(), q.cuda()), kael::mul(p, q), "bool mul is and");
+    EXPECT_THROW((void)kael::sub(p.cuda(), q.cuda()), kael::TypeError);
+    EXPECT_THROW((void)kael::neg(p.cuda()), kael::TypeError);
+    const std::int64_t big = std::numeric_limits<std::int64_t>::max();
+    const Tensor wrap = kael::full({3}, big, DType::I64);
+    expect_matches_cpu(kael::add(wrap.cuda(), 1), kael::add(wrap, 1), "int64 wraps around");
+}
+
+TEST(CudaElementwise, UnaryFunctionsMatchTheCpu) {
+    KAEL_REQUIRE_GPU();
+    using Op = Tensor (*)(const Tensor&);
+    const std::vector<std::pair<std::string, Op>> ops = {
+        {"neg", kael::neg},   {"abs", kael::abs},   {"exp", kael::exp},   {"sin", kael::sin},
+        {"cos", kael::cos},   {"tanh", kael::tanh}, {"sigmoid", kael::sigmoid}, {"relu", kael::relu},
+    };
+    const Tensor x = kael::randn({33, 17}, DType::F32).slice(1, 0, 17, 3);
+    for (const auto& [name, op] : ops) {
+        expect_matches_cpu(op(x.cuda()), op(x), name);
+        expect_matches_cpu(op(x.to(DType::F64).cuda()), op(x.to(DType::F64)), name + " float64");
+    }
+    const Tensor positive = kael::add(kael::abs(x), 0.1);
+    for (const auto& [name, op] : std::vector<std::pair<std::string, Op>>{
+             {"log", kael::log}, {"sqrt", kael::sqrt}, {"rsqrt", kael::rsqrt}}) {
+        expect_matches_cpu(op(positive.cuda()), op(positive), name);
+    }
+    // Integer inputs of a floating function compute in float32, as on the CPU.
+    const Tensor n = kael::randint(0, 5, {6});
+    expect_matches_cpu(kael::exp(n.cuda()), kael::exp(n), "exp of int64");
+    expect_matches_cpu(kael::abs(n.cuda()), kael::abs(n), "abs of int64");
+}
+
+TEST(CudaElementwise, LargeTensorsTakeTheContiguousKernel) {
+    KAEL_REQUIRE_GPU();
+    // More elements than one launch has threads (65536 blocks of 256), so the grid-stride
+    // loop wraps around.
+    const Tensor a = kael::randn({(std::int64_t{1} << 24) + 3});
+    const Tensor b = kael::randn({(std::int64_t{1} << 24) + 3});
+    expect_matches_cpu(kael::add(a.cuda(), b.cuda()), kael::add(a, b), "16.7M-element add");
 }
 
 TEST(CudaDevices, MixingDevicesInOneOperationIsAnError) {

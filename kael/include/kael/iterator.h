@@ -69,10 +69,15 @@ public:
     [[nodiscard]] const Strides& byte_strides(std::size_t i) const { return strides_.at(i); }
     /// The number of elements the loop visits.
     [[nodiscard]] std::int64_t numel() const { return kael::numel(shape_); }
+//> stage 10
+    /// The device every operand lives on; the backend whose kernel runs the loop.
+    [[nodiscard]] Device device() const noexcept { return operands_[0].device(); }
+//< stage 10
     /// The loop in words: its shape and each operand's byte strides.
     [[nodiscard]] std::string describe() const;
 
-    /// Calls `inner(data, strides, n)` once per run of the innermost dimension. `data[i]`
+    /// Calls `inner(data, strides, n)` once per run of the innermost dimension, on the CPU
+    /// (a device's loops are its backend's: chapter 09). `data[i]`
     /// points at operand i's first element of the run, `strides[i]` is its byte stride
     /// along the run, and `n` is the run's length. A 0-d loop is one run of one element.
     template <typename Inner> void for_each(Inner&& inner) const;

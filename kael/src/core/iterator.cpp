@@ -129,12 +129,22 @@ Strides output_strides(const std::vector<Tensor>& inputs, const Shape& shape,
 }
 
 // A new tensor with the given layout, over storage of exactly its elements.
-Tensor empty_with_strides(const Shape& shape, const Strides& strides, DType dtype) {
+//> until 10
+//| Tensor empty_with_strides(const Shape& shape, const Strides& strides, DType dtype) {
+//|     if (strides == contiguous_strides(shape)) {
+//|         return empty(shape, dtype);
+//|     }
+//|     return empty({numel(shape)}, dtype).as_strided(shape, strides, 0);
+//| }
+//< until 10
+//> stage 10
+Tensor empty_with_strides(const Shape& shape, const Strides& strides, DType dtype, Device device) {
     if (strides == contiguous_strides(shape)) {
-        return empty(shape, dtype);
+        return empty(shape, dtype, device);
     }
-    return empty({numel(shape)}, dtype).as_strided(shape, strides, 0);
+    return empty({numel(shape)}, dtype, device).as_strided(shape, strides, 0);
 }
+//< stage 10
 
 // ---- the phases of build(), in the order it runs them ----------------------------------
 
@@ -156,8 +166,8 @@ Shape loop_shape(const std::optional<Tensor>& output, const std::vector<Tensor>&
         shapes.push_back(output->shape());
     }
 //> stage 10
-    // One device for every operand, named as PyTorch names a mix. The element-wise loops
-    // that exist so far are the CPU's (for_each), so a device loop is refused here too.
+    // One device for every operand, named as PyTorch names a mix: a kernel runs on one
+    // device, and kael never copies an operand to another behind the caller's back.
     const Device device = inputs.empty() ? output->device() : inputs.front().device();
     for (const Tensor& operand : inputs) {
         KAEL_CHECK(operand.device() == device, "expected all tensors to be on the same device, but found at least "
@@ -165,8 +175,6 @@ Shape loop_shape(const std::optional<Tensor>& output, const std::vector<Tensor>&
     }
     KAEL_CHECK(!output || output->device() == device, "expected all tensors to be on the same device, but found "
                                                       "at least two devices, " << device << " and " << output->device());
-    KAEL_CHECK(device == Device::CPU, "the element-wise kernels run on the CPU only so far; this operation got "
-                                      "tensors on " << device << " (copy them with cpu())");
 //< stage 10
     const Shape shape = broadcast_shapes(shapes);
     if (output) {
@@ -243,7 +251,14 @@ TensorIterator TensorIteratorConfig::build() {
     // 4. A declared output is allocated in that order, and its strides join the others.
     TensorIterator iter;
     const Tensor output =
-        output_ ? *output_ : empty_with_strides(shape, output_strides(inputs_, shape, order), *declared_dtype_);
+//> until 10
+//|         output_ ? *output_ : empty_with_strides(shape, output_strides(inputs_, shape, order), *declared_dtype_);
+//< until 10
+//> stage 10
+        output_ ? *output_
+                : empty_with_strides(shape, output_strides(inputs_, shape, order), *declared_dtype_,
+                                     inputs_.empty() ? Device::CPU : inputs_.front().device());
+//< stage 10
     if (!output_) {
         strides.insert(strides.begin(), broadcast_byte_strides(output, shape));
     }

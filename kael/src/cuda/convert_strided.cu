@@ -14,17 +14,17 @@ namespace {
 
 template <typename Out, typename In, typename Index>
 __global__ void convert_strided_kernel(Out* out, const In* src, std::int64_t count,
-                                       cuda::OffsetCalculator<Index> source) {
+                                       cuda::OffsetCalculator<1, Index> source) {
     const std::int64_t step = std::int64_t{blockDim.x} * gridDim.x;
     for (std::int64_t i = std::int64_t{blockIdx.x} * blockDim.x + threadIdx.x; i < count; i += step) {
-        out[i] = convert_value<Out>(src[source.offset(static_cast<Index>(i))]);
+        out[i] = convert_value<Out>(src[source.offsets(static_cast<Index>(i)).of[0]]);
     }
 }
 
 template <typename Index>
 void launch(DType out_dtype, std::byte* out, DType src_dtype, const std::byte* src, const Shape& shape,
             const Strides& src_strides, std::int64_t count) {
-    const auto source = cuda::make_offset_calculator<Index>(shape, src_strides);
+    const auto source = cuda::make_offset_calculator<1, Index>(shape, {&src_strides});
     dispatch(out_dtype, [&]<typename Out>() {
         dispatch(src_dtype, [&]<typename In>() {
             convert_strided_kernel<Out, In, Index><<<cuda::blocks_for(count), cuda::kBlockSize>>>(
@@ -42,7 +42,7 @@ void convert_strided(DType out_dtype, std::byte* out, DType src_dtype, const std
     if (count == 0) {
         return;
     }
-    if (cuda::fits_in_32_bits(shape, src_strides)) {
+    if (cuda::fits_in_32_bits(shape, {&src_strides})) {
         launch<std::uint32_t>(out_dtype, out, src_dtype, src, shape, src_strides, count);
     } else {
         launch<std::int64_t>(out_dtype, out, src_dtype, src, shape, src_strides, count);

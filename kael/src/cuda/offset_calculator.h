@@ -11,7 +11,10 @@
 //
 // The header is plain C++ with the CUDA qualifiers added under nvcc, so the host tests
 // (tests/test_cuda_indexing.cpp) check the very arithmetic the kernels run.
+#include <array>
+#include <cstddef>
 #include <cstdint>
+#include <initializer_list>
 #include <limits>
 
 #include "kael/error.h"
@@ -29,53 +32,75 @@ namespace kael::cuda {
 /// value, so its arrays have a fixed size.
 inline constexpr int kMaxDims = 16;
 
-/// Offsets, in elements, of the elements of one strided tensor in row-major order.
-template <typename Index> struct OffsetCalculator {
+/// The offsets of N operands' elements that one row-major position reaches, in each
+/// operand's own stride unit (elements for a copy, bytes for the iterator's operands).
+/// The coordinates are peeled off once and shared by all N operands: one division per
+/// dimension, however many operands there are.
+template <std::size_t N, typename Index> struct OffsetCalculator {
     int ndim = 0;
     Index sizes[kMaxDims] = {};
-    Index strides[kMaxDims] = {};
+    Index strides[kMaxDims][N] = {};
 
-    /// The offset of the element with row-major position `linear` (0 <= linear < numel).
-    KAEL_HOST_DEVICE Index offset(Index linear) const {
-        Index result = 0;
+    /// One offset per operand.
+    struct Offsets {
+        Index of[N];
+    };
+
+    /// The offsets of row-major position `linear` (0 <= linear < numel).
+    KAEL_HOST_DEVICE Offsets offsets(Index linear) const {
+        Offsets result{};
         for (int d = ndim - 1; d >= 0; --d) {
             const Index coordinate = linear % sizes[d];
             linear /= sizes[d];
-            result += coordinate * strides[d];
+            for (std::size_t op = 0; op < N; ++op) {
+                result.of[op] += coordinate * strides[d][op];
+            }
         }
         return result;
     }
 };
 
-/// True when every linear index of `shape` and every offset `strides` reaches fit in 32
-/// bits, so that OffsetCalculator<std::uint32_t> computes exactly what the 64-bit one does.
-inline bool fits_in_32_bits(const Shape& shape, const Strides& strides) {
+/// True when every linear index of `shape` and every offset that any of the operands'
+/// `strides` reaches fit in 32 bits, so that an OffsetCalculator with std::uint32_t
+/// computes exactly what the 64-bit one does.
+template <typename StridesRange> bool fits_in_32_bits(const Shape& shape, const StridesRange& strides) {
     constexpr std::int64_t limit = std::numeric_limits<std::uint32_t>::max();
-    std::int64_t count = 1;
-    std::int64_t last_offset = 0;  // the offset of the last element: the largest one
-    for (std::size_t d = 0; d < shape.size(); ++d) {
-        if (shape[d] == 0) {
-            return true;  // nothing to index
-        }
-        count *= shape[d];
-        last_offset += (shape[d] - 1) * strides[d];
-        if (count > limit || last_offset > limit) {
-            return false;
+    if (kael::numel(shape) == 0) {
+        return true;  // nothing to index
+    }
+    if (kael::numel(shape) > limit) {
+        return false;
+    }
+    for (const Strides* operand : strides) {
+        std::int64_t last_offset = 0;  // the offset of the last element: the largest one
+        for (std::size_t d = 0; d < shape.size(); ++d) {
+            last_offset += (shape[d] - 1) * (*operand)[d];
+            if (last_offset > limit) {
+                return false;
+            }
         }
     }
     return true;
 }
 
-/// The calculator of a tensor with `shape` and element `strides` (non-negative, as every
-/// kael view's are). Throws ValueError past kMaxDims dimensions.
-template <typename Index> OffsetCalculator<Index> make_offset_calculator(const Shape& shape, const Strides& strides) {
+/// fits_in_32_bits for operands listed in braces: fits_in_32_bits(shape, {&a, &b}).
+inline bool fits_in_32_bits(const Shape& shape, std::initializer_list<const Strides*> strides) {
+    return fits_in_32_bits<std::initializer_list<const Strides*>>(shape, strides);
+}
+
+/// The calculator of N operands over one `shape`, each with its own non-negative
+/// `strides` (as every kael view's are). Throws ValueError past kMaxDims dimensions.
+template <std::size_t N, typename Index>
+OffsetCalculator<N, Index> make_offset_calculator(const Shape& shape, const std::array<const Strides*, N>& strides) {
     KAEL_CHECK_VALUE(shape.size() <= static_cast<std::size_t>(kMaxDims),
                      "CUDA kernels handle at most " << kMaxDims << " dimensions, got " << shape.size());
-    OffsetCalculator<Index> calculator;
+    OffsetCalculator<N, Index> calculator;
     calculator.ndim = static_cast<int>(shape.size());
     for (std::size_t d = 0; d < shape.size(); ++d) {
         calculator.sizes[d] = static_cast<Index>(shape[d]);
-        calculator.strides[d] = static_cast<Index>(strides[d]);
+        for (std::size_t op = 0; op < N; ++op) {
+            calculator.strides[d][op] = static_cast<Index>((*strides[op])[d]);
+        }
     }
     return calculator;
 }

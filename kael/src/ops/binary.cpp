@@ -8,6 +8,9 @@
 #include "kernels/cpu/extreme.h"
 #include "kernels/cpu/integer_math.h"
 #include "kael/factory.h"
+//> stage 10
+#include "ops/device.h"
+//< stage 10
 
 namespace kael {
 namespace {
@@ -104,6 +107,11 @@ namespace kael::native {
 Tensor add(const Tensor& a, const Tensor& b, Scalar alpha) {
     const DType dtype = result_dtype(a, b);
     check_alpha(alpha, dtype, "add");
+//> stage 10
+    if (detail::on_device(a) || detail::on_device(b)) {
+        return detail::device_binary<Dtypes::All>(cuda::BinaryOp::Add, a, b, dtype, "add", alpha);
+    }
+//< stage 10
     return is_one(alpha) ? detail::binary_kernel<Dtypes::All>(a, b, dtype, "add", []<typename T>() {
         return [](T x, T y) { return add_element(x, y); };
     })
@@ -117,6 +125,11 @@ Tensor add(const Tensor& a, const Tensor& b, Scalar alpha) {
 Tensor add(const Tensor& t, Scalar s, Scalar alpha) {
     const DType dtype = result_dtype(t, s);
     check_alpha(alpha, dtype, "add");
+//> stage 10
+    if (detail::on_device(t)) {
+        return detail::device_with_scalar<Dtypes::All>(cuda::BinaryOp::Add, t, s, dtype, "add", alpha);
+    }
+//< stage 10
     return detail::unary_kernel<Dtypes::All>(t, dtype, "add", [&]<typename T>() {
         return [value = mul_element(alpha.as<T>(), s.as<T>())](T x) { return add_element(x, value); };
     });
@@ -126,6 +139,11 @@ Tensor sub(const Tensor& a, const Tensor& b, Scalar alpha) {
     detail::check_no_bool_operand(a.dtype(), b.dtype());
     const DType dtype = result_dtype(a, b);
     check_alpha(alpha, dtype, "sub");
+//> stage 10
+    if (detail::on_device(a) || detail::on_device(b)) {
+        return detail::device_binary<Dtypes::NoBool>(cuda::BinaryOp::Sub, a, b, dtype, "sub", alpha);
+    }
+//< stage 10
     return detail::binary_kernel<Dtypes::NoBool>(a, b, dtype, "sub", [&]<typename T>() {
         return [scale = alpha.as<T>()](T x, T y) {
             return detail::wrapping_sub(x, detail::wrapping_mul(scale, y));
@@ -137,6 +155,11 @@ Tensor sub(const Tensor& t, Scalar s, Scalar alpha) {
     detail::check_no_bool_operand(t.dtype(), s.dtype());
     const DType dtype = result_dtype(t, s);
     check_alpha(alpha, dtype, "sub");
+//> stage 10
+    if (detail::on_device(t)) {
+        return detail::device_with_scalar<Dtypes::NoBool>(cuda::BinaryOp::Sub, t, s, dtype, "sub", alpha);
+    }
+//< stage 10
     return detail::unary_kernel<Dtypes::NoBool>(t, dtype, "sub", [&]<typename T>() {
         return [value = detail::wrapping_mul(alpha.as<T>(), s.as<T>())](T x) {
             return detail::wrapping_sub(x, value);
@@ -148,6 +171,11 @@ Tensor sub(Scalar s, const Tensor& t, Scalar alpha) {
     detail::check_no_bool_operand(t.dtype(), s.dtype());
     const DType dtype = result_dtype(t, s);
     check_alpha(alpha, dtype, "sub");
+//> stage 10
+    if (detail::on_device(t)) {
+        return detail::device_with_scalar<Dtypes::NoBool>(cuda::BinaryOp::Sub, t, s, dtype, "sub", alpha, true);
+    }
+//< stage 10
     return detail::unary_kernel<Dtypes::NoBool>(t, dtype, "sub", [&]<typename T>() {
         return [value = s.as<T>(), scale = alpha.as<T>()](T x) {
             return detail::wrapping_sub(value, detail::wrapping_mul(scale, x));
@@ -156,12 +184,22 @@ Tensor sub(Scalar s, const Tensor& t, Scalar alpha) {
 }
 
 Tensor mul(const Tensor& a, const Tensor& b) {
+//> stage 10
+    if (detail::on_device(a) || detail::on_device(b)) {
+        return detail::device_binary<Dtypes::All>(cuda::BinaryOp::Mul, a, b, result_dtype(a, b), "mul");
+    }
+//< stage 10
     return detail::binary_kernel<Dtypes::All>(a, b, result_dtype(a, b), "mul", []<typename T>() {
         return [](T x, T y) { return mul_element(x, y); };
     });
 }
 
 Tensor mul(const Tensor& t, Scalar s) {
+//> stage 10
+    if (detail::on_device(t)) {
+        return detail::device_with_scalar<Dtypes::All>(cuda::BinaryOp::Mul, t, s, result_dtype(t, s), "mul");
+    }
+//< stage 10
     return detail::unary_kernel<Dtypes::All>(t, result_dtype(t, s), "mul", [&]<typename T>() {
         return [value = s.as<T>()](T x) { return mul_element(x, value); };
     });
@@ -171,6 +209,11 @@ Tensor mul(const Tensor& t, Scalar s) {
 
 Tensor div(const Tensor& a, const Tensor& b) {
     const DType dtype = detail::floating_result(result_dtype(a, b));
+//> stage 10
+    if (detail::on_device(a) || detail::on_device(b)) {
+        return detail::device_binary<Dtypes::Floating>(cuda::BinaryOp::Div, a, b, dtype, "div");
+    }
+//< stage 10
     return detail::binary_kernel<Dtypes::Floating>(a, b, dtype, "div", []<typename T>() {
         return [](T x, T y) { return x / y; };
     });
@@ -178,6 +221,11 @@ Tensor div(const Tensor& a, const Tensor& b) {
 
 Tensor div(const Tensor& t, Scalar s) {
     const DType dtype = detail::floating_result(result_dtype(t, s));
+//> stage 10
+    if (detail::on_device(t)) {
+        return detail::device_with_scalar<Dtypes::Floating>(cuda::BinaryOp::Div, t, s, dtype, "div");
+    }
+//< stage 10
     return detail::unary_kernel<Dtypes::Floating>(t, dtype, "div", [&]<typename T>() {
         return [value = s.as<T>()](T x) { return x / value; };
     });
@@ -185,6 +233,11 @@ Tensor div(const Tensor& t, Scalar s) {
 
 Tensor div(Scalar s, const Tensor& t) {
     const DType dtype = detail::floating_result(result_dtype(t, s));
+//> stage 10
+    if (detail::on_device(t)) {
+        return detail::device_with_scalar<Dtypes::Floating>(cuda::BinaryOp::Div, t, s, dtype, "div", 1, true);
+    }
+//< stage 10
     return detail::unary_kernel<Dtypes::Floating>(t, dtype, "div", [&]<typename T>() {
         return [value = s.as<T>()](T x) { return value / x; };
     });
@@ -283,12 +336,22 @@ Tensor pow(Scalar base, const Tensor& t) {
 // ---- maximum, minimum, atan2 ---------------------------------------------------------------------
 
 Tensor maximum(const Tensor& a, const Tensor& b) {
+//> stage 10
+    if (detail::on_device(a) || detail::on_device(b)) {
+        return detail::device_binary<Dtypes::All>(cuda::BinaryOp::Maximum, a, b, result_dtype(a, b), "maximum");
+    }
+//< stage 10
     return detail::binary_kernel<Dtypes::All>(a, b, result_dtype(a, b), "maximum", []<typename T>() {
         return [](T x, T y) { return detail::extreme<true>(y, x); };  // x wins ties, as x > y ? x : y
     });
 }
 
 Tensor minimum(const Tensor& a, const Tensor& b) {
+//> stage 10
+    if (detail::on_device(a) || detail::on_device(b)) {
+        return detail::device_binary<Dtypes::All>(cuda::BinaryOp::Minimum, a, b, result_dtype(a, b), "minimum");
+    }
+//< stage 10
     return detail::binary_kernel<Dtypes::All>(a, b, result_dtype(a, b), "minimum", []<typename T>() {
         return [](T x, T y) { return detail::extreme<false>(y, x); };
     });

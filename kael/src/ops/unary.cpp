@@ -12,6 +12,9 @@
 #include "kernels/cpu/gelu.h"
 #include "kernels/cpu/integer_math.h"
 #include "kael/ops/binary.h"
+//> stage 10
+#include "ops/device.h"
+//< stage 10
 
 namespace kael {
 namespace {
@@ -91,12 +94,22 @@ Tensor neg(const Tensor& t) {
     KAEL_CHECK_TYPE(t.dtype() != DType::Bool,
                     "negation, the - operator, on a bool tensor is not supported; use "
                     "logical_not() to invert a mask");
+//> stage 10
+    if (detail::on_device(t)) {
+        return detail::device_unary<Dtypes::NoBool>(cuda::UnaryOp::Neg, t, t.dtype(), "neg");
+    }
+//< stage 10
     return detail::unary_kernel<Dtypes::NoBool>(t, t.dtype(), "neg", []<typename T>() {
         return [](T x) { return detail::wrapping_neg(x); };
     });
 }
 
 Tensor abs(const Tensor& t) {
+//> stage 10
+    if (detail::on_device(t)) {
+        return detail::device_unary<Dtypes::NoBool>(cuda::UnaryOp::Abs, t, t.dtype(), "abs");
+    }
+//< stage 10
     return detail::unary_kernel<Dtypes::NoBool>(t, t.dtype(), "abs", []<typename T>() {
         return [](T x) {
             if constexpr (std::is_integral_v<T>) {
@@ -122,10 +135,20 @@ Tensor sign(const Tensor& t) {
 }
 
 Tensor exp(const Tensor& t) {
+//> stage 10
+    if (detail::on_device(t)) {
+        return detail::device_unary<Dtypes::Floating>(cuda::UnaryOp::Exp, t, detail::floating_result(t.dtype()), "exp");
+    }
+//< stage 10
     return floating_unary(t, "exp", []<typename T>() { return [](T x) { return detail::exponential(x); }; });
 }
 
 Tensor log(const Tensor& t) {
+//> stage 10
+    if (detail::on_device(t)) {
+        return detail::device_unary<Dtypes::Floating>(cuda::UnaryOp::Log, t, detail::floating_result(t.dtype()), "log");
+    }
+//< stage 10
     return floating_unary(t, "log", []<typename T>() { return [](T x) { return std::log(x); }; });
 }
 
@@ -138,33 +161,68 @@ Tensor expm1(const Tensor& t) {
 }
 
 Tensor sqrt(const Tensor& t) {
+//> stage 10
+    if (detail::on_device(t)) {
+        return detail::device_unary<Dtypes::Floating>(cuda::UnaryOp::Sqrt, t, detail::floating_result(t.dtype()), "sqrt");
+    }
+//< stage 10
     return floating_unary(t, "sqrt", []<typename T>() { return [](T x) { return std::sqrt(x); }; });
 }
 
 Tensor rsqrt(const Tensor& t) {
+//> stage 10
+    if (detail::on_device(t)) {
+        return detail::device_unary<Dtypes::Floating>(cuda::UnaryOp::Rsqrt, t, detail::floating_result(t.dtype()), "rsqrt");
+    }
+//< stage 10
     return floating_unary(t, "rsqrt",
                                 []<typename T>() { return [](T x) { return T{1} / std::sqrt(x); }; });
 }
 
 Tensor sin(const Tensor& t) {
+//> stage 10
+    if (detail::on_device(t)) {
+        return detail::device_unary<Dtypes::Floating>(cuda::UnaryOp::Sin, t, detail::floating_result(t.dtype()), "sin");
+    }
+//< stage 10
     return floating_unary(t, "sin", []<typename T>() { return [](T x) { return std::sin(x); }; });
 }
 
 Tensor cos(const Tensor& t) {
+//> stage 10
+    if (detail::on_device(t)) {
+        return detail::device_unary<Dtypes::Floating>(cuda::UnaryOp::Cos, t, detail::floating_result(t.dtype()), "cos");
+    }
+//< stage 10
     return floating_unary(t, "cos", []<typename T>() { return [](T x) { return std::cos(x); }; });
 }
 
 Tensor tanh(const Tensor& t) {
+//> stage 10
+    if (detail::on_device(t)) {
+        return detail::device_unary<Dtypes::Floating>(cuda::UnaryOp::Tanh, t, detail::floating_result(t.dtype()), "tanh");
+    }
+//< stage 10
     return floating_unary(t, "tanh", []<typename T>() { return [](T x) { return detail::hyperbolic_tangent(x); }; });
 }
 
 Tensor sigmoid(const Tensor& t) {
+//> stage 10
+    if (detail::on_device(t)) {
+        return detail::device_unary<Dtypes::Floating>(cuda::UnaryOp::Sigmoid, t, detail::floating_result(t.dtype()), "sigmoid");
+    }
+//< stage 10
     return floating_unary(t, "sigmoid", []<typename T>() {
         return [](T x) { return T{1} / (T{1} + detail::exponential(-x)); };
     });
 }
 
 Tensor relu(const Tensor& t) {
+//> stage 10
+    if (detail::on_device(t)) {
+        return detail::device_unary<Dtypes::NoBool>(cuda::UnaryOp::Relu, t, t.dtype(), "relu");
+    }
+//< stage 10
     return detail::unary_kernel<Dtypes::NoBool>(t, t.dtype(), "relu", []<typename T>() {
         // x > 0 ? x : 0 keeps NaN as NaN (the comparison is false, but NaN is not > 0 and
         // not < 0, so test for "below zero" instead).

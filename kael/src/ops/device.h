@@ -1,0 +1,52 @@
+#pragma once
+// The operations' route to the device backend (chapter 09). An operation checks its
+// arguments and promotes as before; when its operands live on a device, it casts them
+// there, builds the iterator there (the output is allocated on the operands' device) and
+// runs the backend's kernel instead of the CPU's. The dtype rules are the CPU's own
+// (dispatch_for refuses what the CPU kernel would refuse, with the same message).
+#include <string_view>
+
+#include "cuda/elementwise.h"
+#include "kernels/cpu/elementwise.h"
+
+namespace kael::detail {
+
+/// True when `t` lives on a device rather than the host.
+inline bool on_device(const Tensor& t) { return t.device() != Device::CPU; }
+
+/// Throws what the CPU kernel of `op` throws for a dtype outside `kinds`.
+template <Dtypes kinds> void check_kernel_dtype(DType dtype, std::string_view op) {
+    dispatch_for<kinds>(dtype, op, []<typename T>() {});
+}
+
+/// out = a op (alpha * b) on the device, in `dtype`, with a and b broadcast.
+template <Dtypes kinds>
+Tensor device_binary(cuda::BinaryOp op, const Tensor& a, const Tensor& b, DType dtype, std::string_view name,
+                     Scalar alpha = 1) {
+    check_kernel_dtype<kinds>(dtype, name);
+    const TensorIterator iter =
+        TensorIteratorConfig().declare_output(dtype).add_input(a.to(dtype)).add_input(b.to(dtype)).build();
+    cuda::binary(op, iter, alpha);
+    return iter.output();
+}
+
+/// out = t op (alpha * value), or value op (alpha * t) when `scalar_first`, on the device.
+template <Dtypes kinds>
+Tensor device_with_scalar(cuda::BinaryOp op, const Tensor& t, Scalar value, DType dtype, std::string_view name,
+                          Scalar alpha = 1, bool scalar_first = false) {
+    check_kernel_dtype<kinds>(dtype, name);
+    const TensorIterator iter = TensorIteratorConfig().declare_output(dtype).add_input(t.to(dtype)).build();
+    cuda::binary_with_scalar(op, iter, value, alpha, scalar_first);
+    return iter.output();
+}
+
+/// out = op(t) on the device, in `dtype`.
+template <Dtypes kinds>
+Tensor device_unary(cuda::UnaryOp op, const Tensor& t, DType dtype, std::string_view name) {
+    check_kernel_dtype<kinds>(dtype, name);
+    const TensorIterator iter = TensorIteratorConfig().declare_output(dtype).add_input(t.to(dtype)).build();
+    cuda::unary(op, iter);
+    return iter.output();
+}
+
+}  // namespace kael::detail
