@@ -279,6 +279,53 @@ TEST(CudaElementwise, LargeTensorsTakeTheContiguousKernel) {
     expect_matches_cpu(kael::add(a.cuda(), b.cuda()), kael::add(a, b), "16.7M-element add");
 }
 
+// ---- matrix products through cuBLAS -----------------------------------------------------
+
+TEST(CudaMatmul, ProductsMatchTheCpuForEveryRankAndLayout) {
+    KAEL_REQUIRE_GPU();
+    kael::manual_seed(11);
+    const std::vector<std::pair<Tensor, Tensor>> cases = {
+        {kael::randn({7, 5}), kael::randn({5, 3})},                                  // matrix x matrix
+        {kael::randn({5, 7}).transpose(0, 1), kael::randn({3, 5}).transpose(0, 1)},  // both transposed
+        {kael::randn({4, 7, 5}), kael::randn({4, 5, 3})},                            // batched
+        {kael::randn({2, 1, 7, 5}), kael::randn({3, 5, 6})},                         // broadcast batches
+        {kael::randn({4, 7, 5}), kael::randn({5, 3})},                               // batch x matrix
+        {kael::randn({5}), kael::randn({5, 3})},                                     // vector x matrix
+        {kael::randn({7, 5}), kael::randn({5})},                                     // matrix x vector
+        {kael::randn({5}), kael::randn({5})},                                        // dot
+        {kael::randn({3, 0}), kael::randn({0, 4})},                                  // empty inner size
+        {kael::randn({130, 257}).to(DType::F64), kael::randn({257, 65}).to(DType::F64)},
+    };
+    int index = 0;
+    for (const auto& [a, b] : cases) {
+        const Tensor expected = kael::matmul(a, b);
+        const Tensor got = kael::matmul(a.cuda(), b.cuda());
+        EXPECT_EQ(got.device(), Device::CUDA) << index;
+        EXPECT_EQ(got.shape(), expected.shape()) << index;
+        EXPECT_TRUE(kael::allclose(got.cpu(), expected, 1e-4, 1e-5)) << index;
+        ++index;
+    }
+}
+
+TEST(CudaMatmul, TheTf32SwitchIsOffByDefault) {
+    EXPECT_FALSE(kael::matmul_allow_tf32());
+    kael::set_matmul_allow_tf32(true);
+    EXPECT_TRUE(kael::matmul_allow_tf32());
+    kael::set_matmul_allow_tf32(false);
+    EXPECT_FALSE(kael::matmul_allow_tf32());
+}
+
+TEST(CudaMatmul, BadOperandsAreRefusedWithTheirReason) {
+    KAEL_REQUIRE_GPU();
+    const Tensor a = kael::randn({3, 4}).cuda();
+    const std::string mixed = error_of([&] { (void)kael::matmul(a, kael::randn({4, 2})); });
+    EXPECT_NE(mixed.find("cuda"), std::string::npos) << mixed;
+    EXPECT_NE(mixed.find("cpu"), std::string::npos) << mixed;
+    EXPECT_THROW((void)kael::matmul(a, kael::randn({5, 2}).cuda()), kael::ValueError);
+    const Tensor n = kael::randint(0, 3, {2, 2}).cuda();
+    EXPECT_THROW((void)kael::matmul(n, n), kael::TypeError);
+}
+
 TEST(CudaDevices, MixingDevicesInOneOperationIsAnError) {
     KAEL_REQUIRE_GPU();
     const std::string message = error_of([] { (void)(kael::ones({3}) + kael::ones({3}, DType::F32, Device::CUDA)); });

@@ -8,6 +8,9 @@
 #include "kael/broadcast.h"
 #include "kael/factory.h"
 #include "kael/ops/binary.h"
+//> stage 10
+#include "cuda/blas.h"
+//< stage 10
 
 namespace kael {
 namespace {
@@ -50,8 +53,40 @@ void multiply(const detail::GemmOperands<T>& op, bool blas) {
 
 // out[batch] = a[batch] x b[batch] for a [..., M, K] and b [..., K, N] whose batch
 // dimensions already have the same shape (expanded views with stride 0 are fine).
+//> stage 10
+// The device's batched product: cuBLAS wants every batch at one stride from the next, so
+// the operands are made contiguous first. That copies a transposed or broadcast operand
+// (a [B, M, K] expanded from [M, K] becomes B real copies); the copy runs on the device at
+// memory speed, and the product costs far more than it for any matrix worth a GPU.
+std::atomic<bool> allow_tf32{false};
+
+Tensor device_batched_product(const Tensor& a, const Tensor& b, const Shape& out_shape) {
+    const Tensor left = a.contiguous();
+    const Tensor right = b.contiguous();
+    Tensor out = empty(out_shape, a.dtype(), a.device());
+    const std::int64_t m = a.size(-2);
+    const std::int64_t k = a.size(-1);
+    const std::int64_t n = b.size(-1);
+    const std::int64_t batches = numel(Shape(out_shape.begin(), out_shape.end() - 2));
+    if (out.numel() == 0) {
+        return out;
+    }
+    if (k == 0) {
+        return zeros(out_shape, a.dtype(), a.device());  // a sum of no products
+    }
+    cuda::batched_gemm(a.dtype(), batches, m, n, k, left.device_data(), right.device_data(), out.device_data(),
+                       allow_tf32.load());
+    return out;
+}
+
+//< stage 10
 Tensor batched_product(Tensor a, Tensor b, const Shape& out_shape) {
     const DType dtype = a.dtype();
+//> stage 10
+    if (a.device() != Device::CPU) {
+        return device_batched_product(a, b, out_shape);
+    }
+//< stage 10
     Tensor out = empty(out_shape, dtype);
     const bool blas = use_blas(dtype);
     if (blas) {
@@ -93,9 +128,17 @@ void check_operands(const Tensor& a, const Tensor& b, const char* op) {
     KAEL_CHECK_TYPE(a.dtype() == b.dtype(), op << ": expected both operands to have the same dtype, got "
                                                << a.dtype() << " and " << b.dtype());
     KAEL_CHECK_TYPE(a.dtype() != DType::Bool, op << " does not support dtype bool");
-    KAEL_CHECK(a.device() == Device::CPU && b.device() == Device::CPU,
-               op << ": operands on " << a.device() << " and " << b.device()
-                  << " are not supported by the CPU kernel");
+//> until 10
+//|     KAEL_CHECK(a.device() == Device::CPU && b.device() == Device::CPU,
+//|                op << ": operands on " << a.device() << " and " << b.device()
+//|                   << " are not supported by the CPU kernel");
+//< until 10
+//> stage 10
+    KAEL_CHECK(a.device() == b.device(), op << ": expected all tensors to be on the same device, but found at "
+                                               "least two devices, " << a.device() << " and " << b.device());
+    KAEL_CHECK_TYPE(a.device() == Device::CPU || a.dtype() != DType::I64,
+                    op << " on CUDA supports float32 and float64; cuBLAS has no int64 product (use cpu())");
+//< stage 10
 }
 
 void check_inner_sizes(const Tensor& a, const Tensor& b) {
@@ -207,6 +250,12 @@ void set_matmul_backend(MatmulBackend backend) {
 }
 
 MatmulBackend matmul_backend() { return current_backend.load(); }
+//> stage 10
+
+void set_matmul_allow_tf32(bool allowed) { allow_tf32.store(allowed); }
+
+bool matmul_allow_tf32() { return allow_tf32.load(); }
+//< stage 10
 
 bool blas_available() { return detail::blas_available(); }
 

@@ -49,6 +49,16 @@ void set_matmul_backend(MatmulBackend backend);
 [[nodiscard]] MatmulBackend matmul_backend();
 /// True when kael was built with a BLAS library (CMake option KAEL_USE_BLAS).
 [[nodiscard]] bool blas_available();
+//> stage 10
+
+/// Lets float32 matrix products on CUDA use TF32 tensor cores, as PyTorch's
+/// torch.backends.cuda.matmul.allow_tf32 does. Off by default: TF32 rounds the inputs to
+/// 10-bit mantissas, so products are faster but no longer agree with the CPU to float32
+/// tolerance. The CPU ignores it.
+void set_matmul_allow_tf32(bool allowed);
+/// True while float32 products on CUDA may use TF32.
+[[nodiscard]] bool matmul_allow_tf32();
+//< stage 10
 /// The copy of kael's own matrix kernel this CPU runs: "avx512", "avx2" or "generic" (the
 /// widest the CPU has, or a narrower one named by the environment variable KAEL_GEMM_ISA).
 [[nodiscard]] std::string_view matmul_kernel_isa();
