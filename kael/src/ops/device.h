@@ -4,6 +4,13 @@
 // there, builds the iterator there (the output is allocated on the operands' device) and
 // runs the backend's kernel instead of the CPU's. The dtype rules are the CPU's own
 // (dispatch_for refuses what the CPU kernel would refuse, with the same message).
+//
+// Each operation that runs on a device says so in a short stage-10 block at its top, which
+// calls one of the functions below. A table of kernels per operation and backend (PyTorch's
+// DispatchStub) would remove those blocks; with one device backend the explicit branch is
+// the plainer of the two to read, and it keeps the CPU path of chapter 05 exactly as it was.
+// An operation without such a block reaches the CPU kernel, whose data_ptr refuses a
+// device tensor with "call cpu() first": a clear error, never a wrong result.
 #include <string_view>
 
 #include "cuda/elementwise.h"
