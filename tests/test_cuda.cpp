@@ -18,6 +18,7 @@ namespace {
 using kael::Device;
 using kael::DType;
 using kael::Tensor;
+using kael::autograd::NoGradGuard;
 
 #define KAEL_REQUIRE_GPU()                                                                    \
     do {                                                                                      \
@@ -324,6 +325,64 @@ TEST(CudaMatmul, BadOperandsAreRefusedWithTheirReason) {
     EXPECT_THROW((void)kael::matmul(a, kael::randn({5, 2}).cuda()), kael::ValueError);
     const Tensor n = kael::randint(0, 3, {2, 2}).cuda();
     EXPECT_THROW((void)kael::matmul(n, n), kael::TypeError);
+}
+
+// ---- in place, and modules on the device ------------------------------------------------
+
+TEST(CudaInPlace, ArithmeticMatchesTheCpuOnViews) {
+    KAEL_REQUIRE_GPU();
+    const Tensor base = kael::randn({6, 4});
+    const Tensor other = kael::randn({4, 6});
+    Tensor host = base.clone();
+    Tensor device = base.cuda();
+    Tensor host_view = host.transpose(0, 1);      // written through a transposed view
+    Tensor device_view = device.transpose(0, 1);
+    host_view.add_(other, 2);
+    device_view.add_(other.cuda(), 2);
+    host_view.sub_(other.slice(1, 0, 1));          // broadcast column
+    device_view.sub_(other.cuda().slice(1, 0, 1));
+    host_view.mul_(1.5);                            // a number: a 0-d CPU tensor made on the device
+    device_view.mul_(1.5);
+    host_view.div_(other);
+    device_view.div_(other.cuda());
+    expect_matches_cpu(device, host, "add_, sub_, mul_, div_ through a view");
+    const std::int64_t version = device.impl()->storage->version();
+    device.add_(1);
+    EXPECT_EQ(device.impl()->storage->version(), version + 1);
+}
+
+TEST(CudaInPlace, FillAndCopyWorkWithinAndAcrossDevices) {
+    KAEL_REQUIRE_GPU();
+    Tensor device = kael::zeros({4, 5}, DType::F32, Device::CUDA);
+    Tensor column = device.slice(1, 1, 2);
+    column.fill_(7);
+    Tensor host = kael::zeros({4, 5});
+    host.slice(1, 1, 2).fill_(7);
+    expect_matches_cpu(device, host, "fill_ of a strided column");
+
+    const Tensor source = kael::randn({5, 4}).transpose(0, 1);
+    device.copy_(source);  // from the host, transposed
+    expect_matches_cpu(device, source.contiguous(), "copy_ from the host");
+    Tensor back = kael::empty({4, 5}, DType::F64);
+    back.copy_(device);  // to the host, converting
+    EXPECT_TRUE(kael::allclose(back, source.to(DType::F64)));
+    Tensor as_int = kael::empty({4, 5}, DType::I64, Device::CUDA);
+    as_int.copy_(kael::mul(device, 10));  // within the device, converting
+    expect_matches_cpu(as_int, kael::mul(source, 10).to(DType::I64), "copy_ on the device into int64");
+}
+
+TEST(CudaModules, ALinearLayerMovedToTheDeviceComputesWhatItDidOnTheHost) {
+    KAEL_REQUIRE_GPU();
+    kael::manual_seed(3);
+    kael::nn::Linear layer(8, 3);
+    const Tensor input = kael::randn({5, 8});
+    const NoGradGuard no_grad;  // values only: the device's backward needs its reductions
+    const Tensor expected = layer.forward(input);
+    const Tensor weight_handle = layer.weight;
+    layer.to(Device::CUDA);
+    EXPECT_EQ(weight_handle.device(), Device::CUDA);  // the same impl: optimizers keep their references
+    const Tensor got = layer.forward(input.cuda());
+    EXPECT_TRUE(kael::allclose(got.cpu(), expected, 1e-5, 1e-6));
 }
 
 TEST(CudaDevices, MixingDevicesInOneOperationIsAnError) {

@@ -122,6 +122,10 @@ template <typename T> struct Unary {
     }
 };
 
+template <typename Out, typename In> struct Convert {
+    __device__ Out operator()(In x) const { return convert_value<Out>(x); }
+};
+
 }  // namespace
 
 void binary(BinaryOp op, const TensorIterator& iter, Scalar alpha) {
@@ -140,6 +144,12 @@ void unary(UnaryOp op, const TensorIterator& iter) {
     // No unary operation of the device takes Bool (the operations layer refuses it first).
     dispatch_no_bool(iter.output().dtype(), "a unary CUDA kernel",
                      [&]<typename T>() { launch_elementwise<T, T>(iter, Unary<T>{op}); });
+}
+
+void copy(const TensorIterator& iter) {
+    dispatch(iter.output().dtype(), [&]<typename Out>() {
+        dispatch(iter.operand(1).dtype(), [&]<typename In>() { launch_elementwise<Out, In>(iter, Convert<Out, In>{}); });
+    });
 }
 
 }  // namespace kael::cuda

@@ -31,4 +31,8 @@ void binary_with_scalar(BinaryOp op, const TensorIterator& iter, Scalar value, S
 /// out = op(x). `iter` has one output and one input of one dtype.
 void unary(UnaryOp op, const TensorIterator& iter);
 
+/// out = x converted to out's dtype with convert_value: copy_ on the device. `iter` has
+/// one output and one input, of any two dtypes.
+void copy(const TensorIterator& iter);
+
 }  // namespace kael::cuda

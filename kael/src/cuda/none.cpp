@@ -22,6 +22,8 @@ void binary_with_scalar(BinaryOp /*op*/, const TensorIterator& /*iter*/, Scalar 
 
 void unary(UnaryOp /*op*/, const TensorIterator& /*iter*/) { no_cuda(); }
 
+void copy(const TensorIterator& /*iter*/) { no_cuda(); }
+
 void batched_gemm(DType /*dtype*/, std::int64_t /*batches*/, std::int64_t /*m*/, std::int64_t /*n*/,
                   std::int64_t /*k*/, const std::byte* /*a*/, const std::byte* /*b*/, std::byte* /*c*/,
                   bool /*allow_tf32*/) {

@@ -21,6 +21,18 @@ namespace kael::detail {
 /// True when `t` lives on a device rather than the host.
 inline bool on_device(const Tensor& t) { return t.device() != Device::CPU; }
 
+/// The device of an operation with operands `a` and `b`: the first one on a device.
+inline Device device_of(const Tensor& a, const Tensor& b) { return on_device(a) ? a.device() : b.device(); }
+
+/// `t` ready to be an input on `device` in `dtype`. A 0-d CPU tensor, such as the one
+/// Tensor::add_(Scalar) makes from a number, is copied to the device as PyTorch allows;
+/// any other tensor stays where it is, and the iterator names both devices if that is
+/// not `device`.
+inline Tensor input_on(const Tensor& t, Device device, DType dtype) {
+    const Tensor moved = t.dim() == 0 && t.device() == Device::CPU ? t.to(device) : t;
+    return moved.to(dtype);
+}
+
 /// Throws what the CPU kernel of `op` throws for a dtype outside `kinds`.
 template <Dtypes kinds> void check_kernel_dtype(DType dtype, std::string_view op) {
     dispatch_for<kinds>(dtype, op, []<typename T>() {});
@@ -31,10 +43,38 @@ template <Dtypes kinds>
 Tensor device_binary(cuda::BinaryOp op, const Tensor& a, const Tensor& b, DType dtype, std::string_view name,
                      Scalar alpha = 1) {
     check_kernel_dtype<kinds>(dtype, name);
-    const TensorIterator iter =
-        TensorIteratorConfig().declare_output(dtype).add_input(a.to(dtype)).add_input(b.to(dtype)).build();
+    const Device device = device_of(a, b);
+    const TensorIterator iter = TensorIteratorConfig()
+                                    .declare_output(dtype)
+                                    .add_input(input_on(a, device, dtype))
+                                    .add_input(input_on(b, device, dtype))
+                                    .build();
     cuda::binary(op, iter, alpha);
     return iter.output();
+}
+
+/// self = self op (alpha * other) on the device, computed in self's dtype: the in-place
+/// form of device_binary. The caller has checked that self can be written and hold it.
+template <Dtypes kinds>
+void device_binary_into(cuda::BinaryOp op, const Tensor& self, const Tensor& other, std::string_view name,
+                        Scalar alpha = 1) {
+    check_kernel_dtype<kinds>(self.dtype(), name);
+    const TensorIterator iter = TensorIteratorConfig()
+                                    .add_output(self)
+                                    .add_input(self)
+                                    .add_input(input_on(other, self.device(), self.dtype()))
+                                    .build();
+    cuda::binary(op, iter, alpha);
+}
+
+/// self = src, converted to self's dtype, where either lives on a device. A source on
+/// another device is copied over first (to(Device) makes it contiguous on the way).
+inline void device_copy_into(const Tensor& self, const Tensor& src) {
+    if (self.device() == Device::CPU) {
+        run_conversion(TensorIteratorConfig().add_output(self).add_input(src.cpu()).build());
+        return;
+    }
+    cuda::copy(TensorIteratorConfig().add_output(self).add_input(src.to(self.device())).build());
 }
 
 /// out = t op (alpha * value), or value op (alpha * t) when `scalar_first`, on the device.

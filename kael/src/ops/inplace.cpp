@@ -13,12 +13,17 @@
 #include "kael/ops/binary.h"
 #include "kael/ops/unary.h"
 #include "kael/view.h"
+//> stage 10
+#include "ops/device.h"
+//< stage 10
 
 namespace kael {
 namespace detail {
 
 void check_writable(const Tensor& t, const char* op) {
-    KAEL_CHECK(t.device() == Device::CPU, op << ": the CPU kernels cannot write a tensor on " << t.device());
+//> until 10
+//|     KAEL_CHECK(t.device() == Device::CPU, op << ": the CPU kernels cannot write a tensor on " << t.device());
+//< until 10
     KAEL_CHECK(has_internal_overlap(t) != MemOverlap::Yes,
                op << ": some elements of the tensor being written share one memory location (it is "
                      "expanded, with shape " << to_string(t.shape()) << " and strides "
@@ -68,6 +73,12 @@ namespace kael::native {
 Tensor& add_(Tensor& self, const Tensor& other, Scalar alpha) {
     return in_place(self, "add_", result_dtype(self, other), [&] {
         const Tensor operand = detail::without_partial_aliasing(self, other);
+//> stage 10
+        if (detail::on_device(self) || detail::on_device(operand)) {
+            detail::device_binary_into<Dtypes::All>(cuda::BinaryOp::Add, self, operand, "add_", alpha);
+            return;
+        }
+//< stage 10
         (void)detail::binary_kernel<Dtypes::All>(self, operand, self.dtype(), "add_", [&]<typename T>() {
             return [scale = alpha.as<T>()](T x, T y) {
                 if constexpr (std::is_same_v<T, std::uint8_t>) {
@@ -84,6 +95,12 @@ Tensor& sub_(Tensor& self, const Tensor& other, Scalar alpha) {
     detail::check_no_bool_operand(self.dtype(), other.dtype());
     return in_place(self, "sub_", result_dtype(self, other), [&] {
         const Tensor operand = detail::without_partial_aliasing(self, other);
+//> stage 10
+        if (detail::on_device(self) || detail::on_device(operand)) {
+            detail::device_binary_into<Dtypes::NoBool>(cuda::BinaryOp::Sub, self, operand, "sub_", alpha);
+            return;
+        }
+//< stage 10
         (void)detail::binary_kernel<Dtypes::NoBool>(self, operand, self.dtype(), "sub_", [&]<typename T>() {
             return [scale = alpha.as<T>()](T x, T y) {
                 return detail::wrapping_sub(x, detail::wrapping_mul(scale, y));
@@ -95,6 +112,12 @@ Tensor& sub_(Tensor& self, const Tensor& other, Scalar alpha) {
 Tensor& mul_(Tensor& self, const Tensor& other) {
     return in_place(self, "mul_", result_dtype(self, other), [&] {
         const Tensor operand = detail::without_partial_aliasing(self, other);
+//> stage 10
+        if (detail::on_device(self) || detail::on_device(operand)) {
+            detail::device_binary_into<Dtypes::All>(cuda::BinaryOp::Mul, self, operand, "mul_");
+            return;
+        }
+//< stage 10
         (void)detail::binary_kernel<Dtypes::All>(self, operand, self.dtype(), "mul_", []<typename T>() {
             return [](T x, T y) {
                 if constexpr (std::is_same_v<T, std::uint8_t>) {
@@ -111,6 +134,12 @@ Tensor& div_(Tensor& self, const Tensor& other) {
     // True division always produces floating point, so an integer tensor cannot hold it.
     return in_place(self, "div_", detail::floating_result(result_dtype(self, other)), [&] {
         const Tensor operand = detail::without_partial_aliasing(self, other);
+//> stage 10
+        if (detail::on_device(self) || detail::on_device(operand)) {
+            detail::device_binary_into<Dtypes::Floating>(cuda::BinaryOp::Div, self, operand, "div_");
+            return;
+        }
+//< stage 10
         (void)detail::binary_kernel<Dtypes::Floating>(self, operand, self.dtype(), "div_", []<typename T>() {
             return [](T x, T y) { return x / y; };
         }, self);
@@ -119,6 +148,13 @@ Tensor& div_(Tensor& self, const Tensor& other) {
 
 Tensor& fill_(Tensor& self, Scalar value) {
     return in_place(self, "fill_", self.dtype(), [&] {
+//> stage 10
+        if (detail::on_device(self)) {
+            // One element made on the device and broadcast over self by the copy kernel.
+            detail::device_copy_into(self, full({}, value, self.dtype(), self.device()).expand(self.shape()));
+            return;
+        }
+//< stage 10
         dispatch(self.dtype(), [&]<typename T>() {
             const TensorIterator iter = TensorIteratorConfig().add_output(self).build();
             run_typed<T>(iter, [converted = value.as<T>()] { return converted; });
@@ -129,6 +165,12 @@ Tensor& fill_(Tensor& self, Scalar value) {
 Tensor& copy_(Tensor& self, const Tensor& src) {
     return in_place(self, "copy_", self.dtype(), [&] {
         const Tensor source = detail::without_partial_aliasing(self, src);
+//> stage 10
+        if (detail::on_device(self) || detail::on_device(source)) {
+            detail::device_copy_into(self, source);
+            return;
+        }
+//< stage 10
         detail::run_conversion(TensorIteratorConfig().add_output(self).add_input(source).build());
     });
 }
