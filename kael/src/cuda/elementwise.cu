@@ -1,13 +1,15 @@
 // The element functions of the device and their launches (chapter 09). Each functor
 // computes what the CPU's element function in kael/src/ops/ computes, with the integer
-// rules of kernels/cpu/integer_math.h (wrapping arithmetic, Bool add as "or" and mul as
-// "and"), called here as device code because they are constexpr.
+// rules of kernels/cpu/integer_math.h (wrapping arithmetic) and the NaN rule of
+// kernels/cpu/extreme.h, called here as device code because they are constexpr; Bool add
+// is "or" and mul "and", as in ops/binary.cpp.
 #include <cmath>
 #include <cstdint>
 #include <type_traits>
 
 #include "cuda/elementwise.h"
 #include "cuda/loops.cuh"
+#include "kernels/cpu/extreme.h"
 #include "kernels/cpu/integer_math.h"
 
 namespace kael::cuda {
@@ -31,16 +33,6 @@ template <typename T> __device__ T mul_element(T x, T y) {
     }
 }
 
-// NaN wins, then the larger (or smaller); ties keep the first operand, as on the CPU.
-template <bool largest, typename T> __device__ T extreme(T x, T y) {
-    if constexpr (std::is_floating_point_v<T>) {
-        if (x != x || y != y) {
-            return x != x ? x : y;
-        }
-    }
-    return (largest ? y > x : y < x) ? y : x;
-}
-
 // One functor for every binary operation: `op` is a kernel argument, uniform across the
 // grid, so the switch costs a predictable branch and no divergence.
 template <typename T> struct Binary {
@@ -57,10 +49,10 @@ template <typename T> struct Binary {
             return mul_element(x, y);
         case BinaryOp::Div:
             return x / y;  // the operations layer sends floating dtypes only
-        case BinaryOp::Maximum:
-            return extreme<true>(x, y);
+        case BinaryOp::Maximum:  // the CPU's own rule (NaN wins, ties and zeros as there)
+            return detail::extreme<true>(y, x);
         case BinaryOp::Minimum:
-            return extreme<false>(x, y);
+            return detail::extreme<false>(y, x);
         }
         return T{};
     }

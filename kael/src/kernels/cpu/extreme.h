@@ -8,7 +8,7 @@ namespace kael::detail {
 
 /// `b` if it lies strictly beyond `a` (above for largest, below otherwise), else `a`; a
 /// NaN on either side wins, as in PyTorch.
-template <bool largest, typename T> T extreme(T a, T b) {
+template <bool largest, typename T> constexpr T extreme(T a, T b) {
     if constexpr (std::is_floating_point_v<T>) {
         if (a != a || b != b) {
             return a != a ? a : b;
