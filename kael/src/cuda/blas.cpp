@@ -8,18 +8,13 @@
 
 #include <limits>
 
-#include "kael/error.h"
+#include "cuda/check.h"
 
 namespace kael::cuda {
 namespace {
 
-#define KAEL_CUBLAS_CHECK(call)                                                                  \
-    do {                                                                                         \
-        const cublasStatus_t kael_cublas_status = (call);                                        \
-        KAEL_CHECK(kael_cublas_status == CUBLAS_STATUS_SUCCESS,                                  \
-                   #call " failed: " << cublasGetStatusName(kael_cublas_status) << " ("          \
-                                     << cublasGetStatusString(kael_cublas_status) << ")");       \
-    } while (false)
+#define KAEL_CUBLAS_CHECK(call) \
+    KAEL_CHECK_CUDA_STATUS(call, CUBLAS_STATUS_SUCCESS, cublasGetStatusName, cublasGetStatusString)
 
 // One handle per thread: a handle's settings (the math mode below) are per handle, and two
 // threads changing one would race. A handle is created on a thread's first product and

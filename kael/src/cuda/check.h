@@ -8,13 +8,18 @@
 
 #include "kael/error.h"
 
-/// Runs `call` (an expression returning cudaError_t) and throws kael::Error unless it
-/// returned cudaSuccess. The sticky error state of the runtime is cleared first, so the
-/// message names this call's failure and not an older one.
-#define KAEL_CUDA_CHECK(call)                                                                  \
+/// Runs `call`, which returns a status of a CUDA library, and throws kael::Error unless
+/// the status is `success`; `name` and `text` turn a status into its name and description
+/// (cudaGetErrorName and cudaGetErrorString for the runtime, their cuBLAS twins in
+/// cuda/blas.cpp).
+#define KAEL_CHECK_CUDA_STATUS(call, success, name, text)                                      \
     do {                                                                                       \
-        const cudaError_t kael_cuda_status = (call);                                           \
-        KAEL_CHECK(kael_cuda_status == cudaSuccess,                                            \
-                   #call " failed: " << cudaGetErrorName(kael_cuda_status) << " ("             \
-                                     << cudaGetErrorString(kael_cuda_status) << ")");          \
+        const auto kael_cuda_status = (call);                                                  \
+        KAEL_CHECK(kael_cuda_status == (success),                                              \
+                   #call " failed: " << name(kael_cuda_status) << " (" << text(kael_cuda_status) \
+                                     << ")");                                                  \
     } while (false)
+
+/// Runs `call` (an expression returning cudaError_t) and throws kael::Error unless it
+/// returned cudaSuccess.
+#define KAEL_CUDA_CHECK(call) KAEL_CHECK_CUDA_STATUS(call, cudaSuccess, cudaGetErrorName, cudaGetErrorString)
