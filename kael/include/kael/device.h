@@ -19,6 +19,10 @@ namespace kael {
 /// True when kael was built with its CUDA backend (KAEL_ENABLE_CUDA=ON), whether or not
 /// this machine has a GPU; PyTorch's torch.backends.cuda.is_built().
 [[nodiscard]] bool cuda_is_built();
+
+/// Throws kael::Error naming both devices unless `found` is `expected`: an operation runs
+/// on one device, and kael never moves an operand to another behind the caller's back.
+void check_same_device(Device expected, Device found);
 //< stage 10
 
 /// Waits until all queued device work has finished. Throws kael::Error when kael was built

@@ -55,7 +55,7 @@ protected:
         const Tensor& grad = *grads.at(0);
         Grads out(2);
         if (needs_input_grad(0)) {
-            out[0] = where(untouched_, grad, 0);
+            out[0] = where(untouched_.to(grad.device()), grad, 0);  // the marks are made on the host
         }
         if (needs_input_grad(1)) {
             const Tensor in_storage = embed(grad, {extent_}, [shape = base_shape_, strides = base_strides_](

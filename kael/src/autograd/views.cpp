@@ -32,7 +32,7 @@ Tensor storage_positions(const Tensor& t) {
 }  // namespace
 
 Tensor embed(const Tensor& grad, const Shape& shape, const ViewFunction& view_of, const char* name) {
-    Tensor result = zeros(shape, grad.dtype());
+    Tensor result = zeros(shape, grad.dtype(), grad.device());
     {
         const NoGradGuard no_grad;
         Tensor target = view_of(result);
@@ -40,7 +40,7 @@ Tensor embed(const Tensor& grad, const Shape& shape, const ViewFunction& view_of
             target.copy_(grad);
         } else {
             // Several positions of the view share an element: each adds its contribution.
-            const Tensor positions = storage_positions(target).reshape({-1});
+            const Tensor positions = storage_positions(target).reshape({-1}).to(grad.device());
             result = scatter_add(result.reshape({-1}), 0, positions, grad.reshape({-1})).view(shape);
         }
     }
@@ -61,7 +61,7 @@ Tensor as_strided_backward(const Tensor& grad, const Shape& base_shape, const St
         return last;
     };
     if (numel(base_shape) == 0 || numel(shape) == 0) {
-        return zeros(base_shape, grad.dtype());
+        return zeros(base_shape, grad.dtype(), grad.device());
     }
     const std::int64_t first = std::min(base_offset, offset);
     const std::int64_t length =

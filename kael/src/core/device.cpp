@@ -16,6 +16,11 @@ bool cuda_is_available() { return device::is_available(); }
 //> stage 10
 
 bool cuda_is_built() { return device::is_built(); }
+
+void check_same_device(Device expected, Device found) {
+    KAEL_CHECK(found == expected, "expected all tensors to be on the same device, but found at least two devices, "
+                                      << expected << " and " << found);
+}
 //< stage 10
 
 void cuda_synchronize() { device::synchronize(); }

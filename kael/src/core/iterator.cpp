@@ -7,6 +7,9 @@
 #include <vector>
 
 #include "kael/broadcast.h"
+//> stage 10
+#include "kael/device.h"
+//< stage 10
 #include "kael/factory.h"
 #include "kael/view.h"
 
@@ -170,11 +173,11 @@ Shape loop_shape(const std::optional<Tensor>& output, const std::vector<Tensor>&
     // device, and kael never copies an operand to another behind the caller's back.
     const Device device = inputs.empty() ? output->device() : inputs.front().device();
     for (const Tensor& operand : inputs) {
-        KAEL_CHECK(operand.device() == device, "expected all tensors to be on the same device, but found at least "
-                                               "two devices, " << device << " and " << operand.device());
+        check_same_device(device, operand.device());
     }
-    KAEL_CHECK(!output || output->device() == device, "expected all tensors to be on the same device, but found "
-                                                      "at least two devices, " << device << " and " << output->device());
+    if (output) {
+        check_same_device(device, output->device());
+    }
 //< stage 10
     const Shape shape = broadcast_shapes(shapes);
     if (output) {

@@ -17,7 +17,7 @@ namespace {
 // The p-norm of one tensor's elements, as a 0-d tensor of its dtype.
 Tensor norm_of(const Tensor& t, double p) {
     if (std::isinf(p)) {
-        return t.numel() == 0 ? zeros({}, t.dtype()) : amax(abs(t));
+        return t.numel() == 0 ? zeros({}, t.dtype(), t.device()) : amax(abs(t));
     }
     if (p == 2) {
         return sqrt(sum(mul(t, t)));

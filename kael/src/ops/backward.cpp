@@ -4,6 +4,9 @@
 
 #include "kernels/cpu/elementwise.h"
 #include "kernels/cpu/gelu.h"
+//> stage 10
+#include "ops/device.h"
+//< stage 10
 
 namespace kael::native {
 
@@ -11,6 +14,14 @@ Tensor gelu_derivative(const Tensor& x, std::string_view approximate, int order)
     KAEL_CHECK(order == 1 || order == 2, "gelu_derivative: order must be 1 or 2, got " << order);
     const bool tanh_form = approximate == "tanh";
     const bool second = order == 2;
+//> stage 10
+    if (detail::on_device(x)) {
+        using cuda::UnaryOp;
+        const UnaryOp op = tanh_form ? (second ? UnaryOp::GeluTanhSecondDerivative : UnaryOp::GeluTanhDerivative)
+                                     : (second ? UnaryOp::GeluExactSecondDerivative : UnaryOp::GeluExactDerivative);
+        return detail::device_unary<detail::Dtypes::Floating>(op, x, x.dtype(), "gelu_backward");
+    }
+//< stage 10
     return detail::unary_kernel<detail::Dtypes::Floating>(x, x.dtype(), "gelu_backward", [=]<typename T>() {
         return [=](T v) {
             if (tanh_form) {

@@ -9,6 +9,8 @@
 #include "kernels/cpu/integer_math.h"
 #include "kael/factory.h"
 //> stage 10
+#include "kael/ops/compare.h"
+#include "kael/ops/reduce.h"
 #include "ops/device.h"
 //< stage 10
 
@@ -68,6 +70,22 @@ template <typename T> T remainder_floating(T a, T b) {
 void check_integer_divisor(std::int64_t divisor, const char* op) {
     KAEL_CHECK(divisor != 0, "ZeroDivisionError: integer division by zero in " << op);
 }
+
+//> stage 10
+// A kernel cannot throw, so an integer division on a device looks for a zero divisor
+// first: one comparison, one reduction, and one Bool copied to the host.
+void check_device_divisor(const Tensor& divisor, DType dtype, const char* op) {
+    if (!is_floating_point(dtype) && any(eq(divisor, 0)).item() != 0) {
+        check_integer_divisor(0, op);
+    }
+}
+
+Tensor device_division(cuda::BinaryOp op, const Tensor& a, const Tensor& b, const char* name) {
+    const DType dtype = result_dtype(a, b);
+    check_device_divisor(b, dtype, name);
+    return detail::device_binary<Dtypes::NoBool>(op, a, b, dtype, name);
+}
+//< stage 10
 
 bool is_one(Scalar s) { return s.as<double>() == 1.0; }
 
@@ -244,6 +262,11 @@ Tensor div(Scalar s, const Tensor& t) {
 }
 
 Tensor floor_divide(const Tensor& a, const Tensor& b) {
+//> stage 10
+    if (detail::on_device(a) || detail::on_device(b)) {
+        return device_division(cuda::BinaryOp::FloorDivide, a, b, "floor_divide");
+    }
+//< stage 10
     return detail::binary_kernel<Dtypes::NoBool>(a, b, result_dtype(a, b), "floor_divide", []<typename T>() {
         return [](T x, T y) {
             if constexpr (std::is_integral_v<T>) {
@@ -257,6 +280,11 @@ Tensor floor_divide(const Tensor& a, const Tensor& b) {
 }
 
 Tensor remainder(const Tensor& a, const Tensor& b) {
+//> stage 10
+    if (detail::on_device(a) || detail::on_device(b)) {
+        return device_division(cuda::BinaryOp::Remainder, a, b, "remainder");
+    }
+//< stage 10
     return detail::binary_kernel<Dtypes::NoBool>(a, b, result_dtype(a, b), "remainder", []<typename T>() {
         return [](T x, T y) {
             if constexpr (std::is_integral_v<T>) {
@@ -272,6 +300,11 @@ Tensor remainder(const Tensor& a, const Tensor& b) {
 // ---- powers --------------------------------------------------------------------------------------
 
 Tensor pow(const Tensor& a, const Tensor& b) {
+//> stage 10
+    if (detail::on_device(a) || detail::on_device(b)) {
+        return detail::device_binary<Dtypes::NoBool>(cuda::BinaryOp::Pow, a, b, result_dtype(a, b), "pow");
+    }
+//< stage 10
     return detail::binary_kernel<Dtypes::NoBool>(a, b, result_dtype(a, b), "pow", []<typename T>() {
         return [](T x, T y) {
             if constexpr (std::is_integral_v<T>) {
@@ -290,6 +323,11 @@ Tensor pow(const Tensor& t, Scalar exponent) {
                          "integers to negative integer powers are not allowed");
     }
     const double e = exponent.as<double>();
+//> stage 10
+    if (detail::on_device(t)) {
+        return detail::device_with_scalar<Dtypes::NoBool>(cuda::BinaryOp::Pow, t, exponent, dtype, "pow");
+    }
+//< stage 10
     return detail::unary_kernel<Dtypes::NoBool>(t, dtype, "pow", [&]<typename T>() {
         const T power = exponent.as<T>();
         // The exponents PyTorch computes with cheaper, exactly rounded operations.
@@ -322,6 +360,12 @@ Tensor pow(const Tensor& t, Scalar exponent) {
 }
 
 Tensor pow(Scalar base, const Tensor& t) {
+//> stage 10
+    if (detail::on_device(t)) {
+        return detail::device_with_scalar<Dtypes::NoBool>(cuda::BinaryOp::Pow, t, base, result_dtype(t, base), "pow",
+                                                          1, true);
+    }
+//< stage 10
     return detail::unary_kernel<Dtypes::NoBool>(t, result_dtype(t, base), "pow", [&]<typename T>() {
         return [value = base.as<T>()](T x) {
             if constexpr (std::is_integral_v<T>) {
@@ -359,6 +403,11 @@ Tensor minimum(const Tensor& a, const Tensor& b) {
 
 Tensor atan2(const Tensor& a, const Tensor& b) {
     const DType dtype = detail::floating_result(result_dtype(a, b));
+//> stage 10
+    if (detail::on_device(a) || detail::on_device(b)) {
+        return detail::device_binary<Dtypes::Floating>(cuda::BinaryOp::Atan2, a, b, dtype, "atan2");
+    }
+//< stage 10
     return detail::binary_kernel<Dtypes::Floating>(a, b, dtype, "atan2", []<typename T>() {
         return [](T y, T x) { return std::atan2(y, x); };
     });

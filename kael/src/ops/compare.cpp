@@ -8,6 +8,9 @@
 
 #include "kernels/cpu/elementwise.h"
 #include "kael/factory.h"
+//> stage 10
+#include "ops/device.h"
+//< stage 10
 
 namespace kael {
 namespace {
@@ -20,8 +23,38 @@ template <typename T> bool is_nan(T x) {
     }
 }
 
+//> stage 10
+// The device's name for each comparison and logical function (logical_xor of truth values
+// is their inequality).
+template <typename Compare> constexpr cuda::CompareOp device_compare_op() {
+    if constexpr (std::is_same_v<Compare, std::equal_to<>>) {
+        return cuda::CompareOp::Eq;
+    } else if constexpr (std::is_same_v<Compare, std::not_equal_to<>>) {
+        return cuda::CompareOp::Ne;
+    } else if constexpr (std::is_same_v<Compare, std::less<>>) {
+        return cuda::CompareOp::Lt;
+    } else if constexpr (std::is_same_v<Compare, std::less_equal<>>) {
+        return cuda::CompareOp::Le;
+    } else if constexpr (std::is_same_v<Compare, std::greater<>>) {
+        return cuda::CompareOp::Gt;
+    } else if constexpr (std::is_same_v<Compare, std::greater_equal<>>) {
+        return cuda::CompareOp::Ge;
+    } else if constexpr (std::is_same_v<Compare, std::logical_and<>>) {
+        return cuda::CompareOp::And;
+    } else {
+        static_assert(std::is_same_v<Compare, std::logical_or<>>);
+        return cuda::CompareOp::Or;
+    }
+}
+//< stage 10
+
 // Each comparison promotes its operands to their result dtype, then writes Bool.
 template <typename Compare> Tensor compare(const Tensor& a, const Tensor& b, const char* op, Compare) {
+//> stage 10
+    if (detail::on_device(a) || detail::on_device(b)) {
+        return detail::device_compare(device_compare_op<Compare>(), a, b, result_dtype(a, b));
+    }
+//< stage 10
     return detail::compare_kernel(a, b, result_dtype(a, b), op, []<typename T>() {
         return [](T x, T y) { return static_cast<std::uint8_t>(Compare{}(x, y)); };
     });
@@ -32,9 +65,21 @@ template <typename Compare> Tensor compare(const Tensor& t, Scalar s, const char
 }
 
 // The truth value of each element as Bool: non-zero (and NaN) is true.
-Tensor truth(const Tensor& t) { return detail::cast_keeping_layout(t, DType::Bool); }
+Tensor truth(const Tensor& t) {
+//> stage 10
+    if (detail::on_device(t)) {
+        return t.to(DType::Bool);  // converted on the device, contiguous
+    }
+//< stage 10
+    return detail::cast_keeping_layout(t, DType::Bool);
+}
 
 template <typename Logic> Tensor logical(const Tensor& a, const Tensor& b, const char* op, Logic) {
+//> stage 10
+    if (detail::on_device(a) || detail::on_device(b)) {
+        return detail::device_compare(device_compare_op<Logic>(), truth(a), truth(b), DType::Bool);
+    }
+//< stage 10
     return detail::compare_kernel(truth(a), truth(b), DType::Bool, op, []<typename T>() {
         return [](T x, T y) { return static_cast<std::uint8_t>(Logic{}(x != 0, y != 0)); };
     });
@@ -82,6 +127,11 @@ Tensor logical_or(const Tensor& a, const Tensor& b) { return logical(a, b, "logi
 Tensor logical_xor(const Tensor& a, const Tensor& b) { return logical(a, b, "logical_xor", std::not_equal_to<>{}); }
 
 Tensor logical_not(const Tensor& t) {
+//> stage 10
+    if (detail::on_device(t)) {
+        return detail::device_classify(cuda::ClassifyOp::LogicalNot, t);
+    }
+//< stage 10
     return classify(t, []<typename T>(T x) { return x == T{0}; });
 }
 
@@ -101,6 +151,11 @@ Tensor where(const Tensor& condition, const Tensor& a, const Tensor& b) {
     KAEL_CHECK_TYPE(condition.dtype() == DType::Bool,
                     "where expects a bool condition, got a tensor of dtype " << condition.dtype());
     const DType dtype = result_dtype(a, b);
+//> stage 10
+    if (detail::on_device(condition) || detail::on_device(a) || detail::on_device(b)) {
+        return detail::device_where(condition, a, b, dtype);
+    }
+//< stage 10
     return dispatch(dtype, [&]<typename T>() {
         const TensorIterator iter = TensorIteratorConfig()
                                         .declare_output(dtype)
@@ -127,10 +182,20 @@ Tensor where(const Tensor& condition, Scalar a, const Tensor& b) {
 }
 
 Tensor isnan(const Tensor& t) {
+//> stage 10
+    if (detail::on_device(t)) {
+        return detail::device_classify(cuda::ClassifyOp::IsNan, t);
+    }
+//< stage 10
     return classify(t, []<typename T>(T x) { return is_nan(x); });
 }
 
 Tensor isinf(const Tensor& t) {
+//> stage 10
+    if (detail::on_device(t)) {
+        return detail::device_classify(cuda::ClassifyOp::IsInf, t);
+    }
+//< stage 10
     return classify(t, []<typename T>(T x) {
         if constexpr (std::is_floating_point_v<T>) {
             return std::isinf(x);
@@ -141,6 +206,11 @@ Tensor isinf(const Tensor& t) {
 }
 
 Tensor isfinite(const Tensor& t) {
+//> stage 10
+    if (detail::on_device(t)) {
+        return detail::device_classify(cuda::ClassifyOp::IsFinite, t);
+    }
+//< stage 10
     return classify(t, []<typename T>(T x) {
         if constexpr (std::is_floating_point_v<T>) {
             return std::isfinite(x);
@@ -155,6 +225,18 @@ Tensor isclose(const Tensor& a, const Tensor& b, double rtol, double atol, bool 
                                                 << a.dtype() << " and " << b.dtype());
     KAEL_CHECK_VALUE(rtol >= 0 && atol >= 0, "isclose needs non-negative tolerances, got rtol="
                                                  << rtol << " and atol=" << atol);
+//> stage 10
+    if (detail::on_device(a) || detail::on_device(b)) {
+        const Device device = detail::device_of(a, b);
+        const TensorIterator iter = TensorIteratorConfig()
+                                        .declare_output(DType::Bool)
+                                        .add_input(detail::input_on(a, device, a.dtype()))
+                                        .add_input(detail::input_on(b, device, b.dtype()))
+                                        .build();
+        cuda::isclose(iter, rtol, atol, equal_nan);
+        return iter.output();
+    }
+//< stage 10
     return detail::compare_kernel(a, b, a.dtype(), "isclose", [&]<typename T>() {
         return [rtol, atol, equal_nan](T x, T y) {
             if constexpr (std::is_same_v<T, std::uint8_t>) {
@@ -175,7 +257,12 @@ Tensor isclose(const Tensor& a, const Tensor& b, double rtol, double atol, bool 
 }
 
 bool allclose(const Tensor& a, const Tensor& b, double rtol, double atol, bool equal_nan) {
-    const Tensor close = isclose(a, b, rtol, atol, equal_nan).contiguous();
+//> until 10
+//|     const Tensor close = isclose(a, b, rtol, atol, equal_nan).contiguous();
+//< until 10
+//> stage 10
+    const Tensor close = isclose(a, b, rtol, atol, equal_nan).cpu().contiguous();
+//< stage 10
     const std::uint8_t* flags = close.data_ptr<std::uint8_t>();
     return std::all_of(flags, flags + close.numel(), [](std::uint8_t flag) { return flag != 0; });
 }

@@ -87,6 +87,40 @@ Tensor device_with_scalar(cuda::BinaryOp op, const Tensor& t, Scalar value, DTyp
     return iter.output();
 }
 
+/// out = op(a, b) as Bool on the device, both operands compared in `dtype`.
+inline Tensor device_compare(cuda::CompareOp op, const Tensor& a, const Tensor& b, DType dtype) {
+    const Device device = device_of(a, b);
+    const TensorIterator iter = TensorIteratorConfig()
+                                    .declare_output(DType::Bool)
+                                    .add_input(input_on(a, device, dtype))
+                                    .add_input(input_on(b, device, dtype))
+                                    .build();
+    cuda::compare(op, iter);
+    return iter.output();
+}
+
+/// out = op(t) as Bool on the device.
+inline Tensor device_classify(cuda::ClassifyOp op, const Tensor& t) {
+    const TensorIterator iter = TensorIteratorConfig().declare_output(DType::Bool).add_input(t).build();
+    cuda::classify(op, iter);
+    return iter.output();
+}
+
+/// out = condition ? a : b on the device, a and b in `dtype`; any of the three may be the
+/// one on the device, and a 0-d CPU operand (a number) is copied over.
+inline Tensor device_where(const Tensor& condition, const Tensor& a, const Tensor& b, DType dtype) {
+    const Device device = on_device(condition) ? condition.device() : device_of(a, b);
+    const TensorIterator iter = TensorIteratorConfig()
+                                    .declare_output(dtype)
+                                    .add_input(input_on(condition, device, DType::Bool))
+                                    .add_input(input_on(a, device, dtype))
+                                    .add_input(input_on(b, device, dtype))
+                                    .allow_mixed_input_dtypes()
+                                    .build();
+    cuda::where(iter);
+    return iter.output();
+}
+
 /// out = op(t) on the device, in `dtype`.
 template <Dtypes kinds>
 Tensor device_unary(cuda::UnaryOp op, const Tensor& t, DType dtype, std::string_view name) {

@@ -7,6 +7,12 @@
 #include "kernels/cpu/elementwise.h"
 #include "kael/factory.h"
 #include "kael/ops/compare.h"
+//> stage 10
+#include "kael/device.h"
+#include "cuda/indexing.h"
+#include "ops/device.h"
+#include "ops/native.h"
+//< stage 10
 
 namespace kael {
 namespace {
@@ -43,6 +49,12 @@ template <bool lower> Tensor triangle(const Tensor& t, std::int64_t diagonal, co
     Tensor out = t.contiguous().clone();
     const std::int64_t rows = t.size(-2);
     const std::int64_t cols = t.size(-1);
+//> stage 10
+    if (detail::on_device(t)) {
+        cuda::zero_triangle(lower, out, rows, cols, diagonal);
+        return out;
+    }
+//< stage 10
     dispatch(t.dtype(), [&]<typename T>() {
         T* data = out.data_ptr<T>();
         const std::int64_t count = out.numel();
@@ -59,6 +71,43 @@ template <bool lower> Tensor triangle(const Tensor& t, std::int64_t diagonal, co
     });
     return out;
 }
+
+//> stage 10
+// ---- on a device --------------------------------------------------------------------------------
+// A kernel cannot throw, so the indices are checked on the host first: copied over once,
+// with the messages of the CPU loops.
+void check_positions(const Tensor& index, std::int64_t size, std::int64_t d, const char* op) {
+    const Tensor host = index.cpu().contiguous();
+    const std::int64_t* values = host.data_ptr<std::int64_t>();
+    for (std::int64_t i = 0; i < host.numel(); ++i) {
+        KAEL_CHECK_INDEX(values[i] >= 0 && values[i] < size, op << "(): index " << values[i]
+                                                             << " is out of bounds for dimension " << d
+                                                             << " with size " << size);
+    }
+}
+
+// `t` viewed with `shape` and stride 0 along `d`, for gather and scatter_add (cuda/indexing.h).
+Tensor restrided(const Tensor& t, const Shape& shape, std::int64_t d) {
+    Strides strides = t.strides();
+    strides[static_cast<std::size_t>(d)] = 0;
+    return native::as_strided(t, shape, strides, t.offset());
+}
+
+// index_select as a gather whose 1-d index is broadcast over every other dimension.
+Tensor device_index_select(const Tensor& t, std::int64_t d, const Tensor& index) {
+    check_same_device(t.device(), index.device());
+    const Tensor positions = index.reshape({-1}).contiguous();
+    check_positions(positions, t.size(d), d, "index_select");
+    Shape shape = t.shape();
+    shape[static_cast<std::size_t>(d)] = positions.numel();
+    Tensor out = empty(shape, t.dtype(), t.device());
+    Strides along(shape.size(), 0);
+    along[static_cast<std::size_t>(d)] = 1;
+    cuda::gather(out, native::as_strided(positions, shape, along, positions.offset()), restrided(t, shape, d),
+                 t.stride(d));
+    return out;
+}
+//< stage 10
 
 }  // namespace
 
@@ -82,6 +131,11 @@ Tensor index_select(const Tensor& t, std::int64_t dim, const Tensor& index) {
         return kael::index_select(t.reshape({1}), 0, index).reshape(index.shape());
     }
     const std::int64_t d = wrap_dim(dim, t.dim());
+//> stage 10
+    if (detail::on_device(t) || detail::on_device(index)) {
+        return device_index_select(t, d, index);
+    }
+//< stage 10
     const Tensor positions = index.reshape({-1}).contiguous();
     const std::int64_t* values = positions.data_ptr<std::int64_t>();
     for (std::int64_t i = 0; i < positions.numel(); ++i) {
@@ -113,6 +167,19 @@ Tensor gather(const Tensor& t, std::int64_t dim, const Tensor& index) {
     check_index_dtype(index, "gather");
     const std::int64_t d = wrap_dim(dim, t.dim());
     check_gather_shapes(t, d, index, "gather");
+//> stage 10
+    if ((detail::on_device(t) || detail::on_device(index)) && t.dim() > 0) {
+        check_same_device(t.device(), index.device());
+        check_positions(index, t.size(d), d, "gather");
+        Tensor out = empty(index.shape(), t.dtype(), t.device());
+        cuda::gather(out, index, restrided(t, index.shape(), d), t.stride(d));
+        return out;
+    }
+    if (detail::on_device(t) || detail::on_device(index)) {  // 0-d: one element, on the host
+        check_same_device(t.device(), index.device());
+        return native::gather(t.cpu(), dim, index.cpu()).to(t.device());
+    }
+//< stage 10
     Tensor out = empty(index.shape(), t.dtype());
     const auto axis = static_cast<std::size_t>(d);
     dispatch(t.dtype(), [&]<typename T>() {
@@ -148,6 +215,19 @@ Tensor scatter_add(const Tensor& t, std::int64_t dim, const Tensor& index, const
                                                            << " is larger than src of shape " << to_string(src.shape())
                                                            << " at dimension " << i);
     }
+//> stage 10
+    if (detail::on_device(t) || detail::on_device(index) || detail::on_device(src)) {
+        check_same_device(t.device(), index.device());
+        check_same_device(t.device(), src.device());
+        if (t.dim() == 0) {  // one element, on the host
+            return native::scatter_add(t.cpu(), dim, index.cpu(), src.cpu()).to(t.device());
+        }
+        check_positions(index, t.size(d), d, "scatter_add");
+        cuda::scatter_add(restrided(out, index.shape(), d), out.stride(d), index,
+                          native::as_strided(src, index.shape(), src.strides(), src.offset()));
+        return out;
+    }
+//< stage 10
     const auto axis = static_cast<std::size_t>(d);
     dispatch(t.dtype(), [&]<typename T>() {
         for_each_index(index, [&](Index position, std::int64_t value) {
@@ -191,6 +271,11 @@ Tensor masked_fill(const Tensor& t, const Tensor& mask, Scalar value) {
 
 Tensor one_hot(const Tensor& indices, std::int64_t num_classes) {
     check_index_dtype(indices, "one_hot");
+//> stage 10
+    if (detail::on_device(indices)) {  // built on the host: it reads every index anyway
+        return one_hot(indices.cpu(), num_classes).to(indices.device());
+    }
+//< stage 10
     const Tensor flat = indices.reshape({-1}).contiguous();
     const std::int64_t* values = flat.data_ptr<std::int64_t>();
     const std::int64_t count = flat.numel();

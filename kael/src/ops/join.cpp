@@ -4,6 +4,9 @@
 #include <algorithm>
 #include <numeric>
 
+//> stage 10
+#include "kael/device.h"
+//< stage 10
 #include "kael/factory.h"
 #include "kael/kernels.h"
 
@@ -56,7 +59,16 @@ Tensor cat(const std::vector<Tensor>& tensors, std::int64_t dim) {
         total += t.size(d);
     }
     shape[static_cast<std::size_t>(d)] = total;
-    Tensor out = empty(shape, dtype);
+//> until 10
+//|     Tensor out = empty(shape, dtype);
+//< until 10
+//> stage 10
+    // The result lives where the inputs do; they must agree, as for any operation.
+    for (const Tensor& t : tensors) {
+        check_same_device(first.device(), t.device());
+    }
+    Tensor out = empty(shape, dtype, first.device());
+//< stage 10
     std::int64_t offset = 0;
     for (const Tensor& t : tensors) {
         if (is_legacy_empty(t)) {

@@ -12,6 +12,12 @@
 #include "kael/ops/indexing.h"
 #include "kael/ops/reduce.h"
 #include "kael/random.h"
+//> stage 10
+#include "kael/device.h"
+#include "cuda/normalize.h"
+#include "ops/device.h"
+#include "ops/native.h"
+//< stage 10
 
 namespace kael {
 namespace {
@@ -98,6 +104,49 @@ template <typename T> [[gnu::noinline]] double row_sum(const T* x, std::int64_t 
     return total;
 }
 
+//> stage 10
+// softmax and log_softmax on a device: the rows made contiguous as along_rows makes them,
+// then one kernel of cuda/normalize.h over all of them.
+Tensor device_softmax(const Tensor& t, std::int64_t dim, bool log) {
+    detail::check_kernel_dtype<detail::Dtypes::Floating>(t.dtype(), log ? "log_softmax" : "softmax");
+    const std::int64_t d = wrap_dim(dim, std::max<std::int64_t>(t.dim(), 1));
+    const bool last = t.dim() == 0 || d == t.dim() - 1;
+    const Tensor rows = last ? t.contiguous() : t.transpose(d, -1).contiguous();
+    Tensor out = empty_like(rows);
+    const std::int64_t length = t.dim() == 0 ? 1 : rows.size(-1);
+    cuda::softmax(log, rows, length == 0 ? 0 : rows.numel() / length, length, out);
+    return last ? out : out.transpose(d, -1).contiguous();
+}
+
+// The loss of each target on a device: the labels are checked on the host, as the CPU loop
+// checks them, and the picked log-probabilities gathered on the device.
+std::pair<Tensor, std::int64_t> device_losses(const Tensor& rows, const Tensor& targets, std::int64_t ignore_index) {
+    check_same_device(rows.device(), targets.device());
+    const std::int64_t classes = rows.size(1);
+    const Tensor labels = targets.cpu();
+    const std::int64_t* label = labels.data_ptr<std::int64_t>();
+    std::vector<std::int64_t> picked(static_cast<std::size_t>(labels.numel()), 0);
+    std::vector<bool> counted(picked.size(), false);
+    std::int64_t used = 0;
+    for (std::size_t i = 0; i < picked.size(); ++i) {
+        if (label[i] == ignore_index) {
+            continue;  // its loss is 0; position 0 stands in for it
+        }
+        KAEL_CHECK_INDEX(label[i] >= 0 && label[i] < classes,
+                         "target " << label[i] << " is out of bounds for " << classes << " classes");
+        picked[i] = label[i];
+        counted[i] = true;
+        ++used;
+    }
+    if (classes == 0) {  // every target ignored: nothing to gather
+        return {zeros({labels.numel()}, rows.dtype(), rows.device()), used};
+    }
+    const Tensor positions = from_vector(picked).to(rows.device()).unsqueeze(1);
+    const Tensor losses = native::neg(native::gather(rows, 1, positions).squeeze(1));
+    return {native::where(from_vector(counted).to(rows.device()), losses, scalar(0, rows.dtype())), used};
+}
+//< stage 10
+
 }  // namespace
 
 }  // namespace kael
@@ -114,6 +163,11 @@ namespace kael::native {
 //< stage 7
 
 Tensor softmax(const Tensor& t, std::int64_t dim) {
+//> stage 10
+    if (detail::on_device(t)) {
+        return device_softmax(t, dim, false);
+    }
+//< stage 10
     return along_rows(t, dim, "softmax", []<typename T>(const T* x, T* out, std::int64_t n) {
         // Subtracting the row's maximum keeps every exponential in (0, 1]: e^1000 would
         // overflow to inf, e^(1000 - 1000) does not, and the ratios are unchanged. It also
@@ -130,6 +184,11 @@ Tensor softmax(const Tensor& t, std::int64_t dim) {
 }
 
 Tensor log_softmax(const Tensor& t, std::int64_t dim) {
+//> stage 10
+    if (detail::on_device(t)) {
+        return device_softmax(t, dim, true);
+    }
+//< stage 10
     return along_rows(t, dim, "log_softmax", []<typename T>(const T* x, T* out, std::int64_t n) {
         // log(e^x_i / sum e^x_j) = x_i - (max + log sum e^(x_j - max)). The exponentials
         // go through `out` as scratch space before the result overwrites them.
@@ -142,6 +201,21 @@ Tensor log_softmax(const Tensor& t, std::int64_t dim) {
             out[i] = x[i] - log_sum;
         }
     });
+}
+
+// The per-target losses reduced as asked; `used` counts the targets that were not ignored.
+static Tensor reduce_losses(const Tensor& losses, std::int64_t used, Reduction reduction, const Shape& target_shape,
+                            DType dtype) {
+    switch (reduction) {
+    case Reduction::None:
+        return losses.view(target_shape);
+    case Reduction::Sum:
+        return kael::sum(losses);
+    case Reduction::Mean:
+        // Divide by the targets that count; with none left the mean is 0 / 0 = NaN.
+        return kael::div(kael::sum(losses), scalar(static_cast<double>(used), DType::F64).to(dtype));
+    }
+    detail::unreachable();
 }
 
 Tensor nll_loss(const Tensor& log_probs, const Tensor& target, Reduction reduction, std::int64_t ignore_index) {
@@ -164,6 +238,13 @@ Tensor nll_loss(const Tensor& log_probs, const Tensor& target, Reduction reducti
     const Tensor targets = target.reshape({-1}).contiguous();
     const std::int64_t count = targets.numel();
 
+//> stage 10
+    if (detail::on_device(log_probs) || detail::on_device(target)) {
+        detail::check_kernel_dtype<detail::Dtypes::Floating>(log_probs.dtype(), "nll_loss");
+        const auto [losses, used] = device_losses(rows, targets, ignore_index);
+        return reduce_losses(losses, used, reduction, target.shape(), log_probs.dtype());
+    }
+//< stage 10
     Tensor losses = empty({count}, log_probs.dtype());
     std::int64_t used = 0;
     dispatch_floating(log_probs.dtype(), "nll_loss", [&]<typename T>() {
@@ -182,18 +263,7 @@ Tensor nll_loss(const Tensor& log_probs, const Tensor& target, Reduction reducti
             ++used;
         }
     });
-    return [&] {
-        switch (reduction) {
-        case Reduction::None:
-            return losses.view(target.shape());
-        case Reduction::Sum:
-            return sum(losses);
-        case Reduction::Mean:
-            // Divide by the targets that count; with none left the mean is 0 / 0 = NaN.
-            return div(sum(losses), scalar(static_cast<double>(used), DType::F64).to(log_probs.dtype()));
-        }
-        detail::unreachable();
-    }();
+    return reduce_losses(losses, used, reduction, target.shape(), log_probs.dtype());
 }
 
 Tensor layer_norm(const Tensor& t, const Shape& normalized_shape, const std::optional<Tensor>& weight,
@@ -217,6 +287,17 @@ Tensor layer_norm(const Tensor& t, const Shape& normalized_shape, const std::opt
     const std::int64_t length = numel(normalized_shape);
     const Tensor rows = t.contiguous();
     Tensor out = empty_like(rows);
+//> stage 10
+    if (detail::on_device(t)) {
+        detail::check_kernel_dtype<detail::Dtypes::Floating>(t.dtype(), "layer_norm");
+        const Tensor w = weight ? weight->contiguous() : ones(normalized_shape, t.dtype(), t.device());
+        const Tensor b = bias ? bias->contiguous() : zeros(normalized_shape, t.dtype(), t.device());
+        check_same_device(t.device(), w.device());
+        check_same_device(t.device(), b.device());
+        cuda::layer_norm(rows, length == 0 ? 0 : rows.numel() / length, length, w, b, eps, out);
+        return out;
+    }
+//< stage 10
     dispatch_floating(t.dtype(), "layer_norm", [&]<typename T>() {
         const Tensor w = weight ? weight->contiguous() : ones(normalized_shape, t.dtype());
         const Tensor b = bias ? bias->contiguous() : zeros(normalized_shape, t.dtype());
@@ -284,7 +365,14 @@ Tensor dropout(const Tensor& t, double p, bool training) {
     }
     // Keeping each element with probability 1 - p and scaling by 1 / (1 - p) leaves the
     // expected value of every element unchanged.
-    const Tensor keep = bernoulli(t.shape(), 1 - p, t.dtype());
+//> until 10
+//|     const Tensor keep = bernoulli(t.shape(), 1 - p, t.dtype());
+//< until 10
+//> stage 10
+    // Drawn on the host, from the one generator, and copied to t's device: the same mask
+    // for the same seed on every device.
+    const Tensor keep = bernoulli(t.shape(), 1 - p, t.dtype()).to(t.device());
+//< stage 10
     return mul(mul(t, keep), 1.0 / (1.0 - p));
 }
 

@@ -14,6 +14,10 @@
 #include "kernels/cpu/integer_math.h"
 #include "kernels/cpu/simd.h"
 #include "kael/factory.h"
+//> stage 10
+#include "cuda/reduce.h"
+#include "ops/device.h"
+//< stage 10
 
 namespace kael {
 namespace {
@@ -222,6 +226,16 @@ Tensor as_runs(const Tensor& t, const Reduction& r) {
     }
     return t.permute(order).contiguous();
 }
+//> stage 10
+
+// On a device every reduction reads its input as runs and runs one kernel of cuda/reduce.h
+// over them, writing the results to a new tensor on that device.
+Tensor device_reduction(cuda::ReduceOp op, const Tensor& t, const Reduction& r, DType out_dtype) {
+    Tensor out = empty(r.result_shape, out_dtype, t.device());
+    cuda::reduce_runs(op, as_runs(t, r), r.outputs, r.length, out);
+    return out;
+}
+//< stage 10
 
 // ---- reducers -----------------------------------------------------------------------------------
 
@@ -321,6 +335,11 @@ DType sum_dtype(DType dtype) { return is_floating_point(dtype) ? dtype : DType::
 Tensor sum_like(const Tensor& t, const Dims& dims, bool keepdim, bool product) {
     const Reduction reduction = describe(t, dims, keepdim);
     const DType out_dtype = sum_dtype(t.dtype());
+//> stage 10
+    if (detail::on_device(t)) {
+        return device_reduction(product ? cuda::ReduceOp::Prod : cuda::ReduceOp::Sum, t, reduction, out_dtype);
+    }
+//< stage 10
     return dispatch(t.dtype(), [&]<typename T>() {
         using Out = std::conditional_t<std::is_floating_point_v<T>, T, std::int64_t>;
         return product ? run_reduction<T, Out>(t, reduction, out_dtype, ProdReducer<T, Out>{})
@@ -331,6 +350,11 @@ Tensor sum_like(const Tensor& t, const Dims& dims, bool keepdim, bool product) {
 template <bool largest> Tensor extreme_values(const Tensor& t, const Dims& dims, bool keepdim, const char* op) {
     const Reduction reduction = describe(t, dims, keepdim);
     check_not_empty(t, reduction, op);
+//> stage 10
+    if (detail::on_device(t)) {
+        return device_reduction(largest ? cuda::ReduceOp::Max : cuda::ReduceOp::Min, t, reduction, t.dtype());
+    }
+//< stage 10
     return dispatch(t.dtype(), [&]<typename T>() {
         return run_reduction<T, T>(t, reduction, t.dtype(), ExtremeReducer<T, largest>{});
     });
@@ -338,6 +362,11 @@ template <bool largest> Tensor extreme_values(const Tensor& t, const Dims& dims,
 
 template <bool any> Tensor truth_reduction(const Tensor& t, const Dims& dims, bool keepdim) {
     const Reduction reduction = describe(t, dims, keepdim);
+//> stage 10
+    if (detail::on_device(t)) {
+        return device_reduction(any ? cuda::ReduceOp::Any : cuda::ReduceOp::All, t, reduction, DType::Bool);
+    }
+//< stage 10
     return dispatch(t.dtype(), [&]<typename T>() {
         return run_reduction<T, std::uint8_t>(t, reduction, DType::Bool, TruthReducer<T, any>{});
     });
@@ -348,6 +377,14 @@ template <bool largest> ValuesIndices extreme_positions(const Tensor& t, const D
                                                         const char* op) {
     const Reduction plan = describe(t, dims, keepdim);
     check_not_empty(t, plan, op);
+//> stage 10
+    if (detail::on_device(t)) {
+        Tensor values = empty(plan.result_shape, t.dtype(), t.device());
+        Tensor indices = empty(plan.result_shape, DType::I64, t.device());
+        cuda::extreme_positions(largest, as_runs(t, plan), plan.outputs, plan.length, values, indices);
+        return {values, indices};
+    }
+//< stage 10
     const Tensor runs = as_runs(t, plan);
     Tensor indices = empty(plan.result_shape, DType::I64);
     Tensor values = empty(plan.result_shape, t.dtype());
@@ -421,6 +458,11 @@ Tensor prod(const Tensor& t, const Dims& dims, bool keepdim) {
 Tensor mean(const Tensor& t, const Dims& dims, bool keepdim) {
     check_floating(t, "mean");
     const Reduction reduction = describe(t, dims, keepdim);
+//> stage 10
+    if (detail::on_device(t)) {
+        return device_reduction(cuda::ReduceOp::Mean, t, reduction, t.dtype());
+    }
+//< stage 10
     return dispatch_floating(t.dtype(), "mean", [&]<typename T>() {
         return run_reduction<T, T>(t, reduction, t.dtype(), MeanReducer<T>{});
     });
@@ -459,6 +501,13 @@ ValuesIndices min(const Tensor& t, std::int64_t dim, bool keepdim) {
 Tensor var(const Tensor& t, const Dims& dims, double correction, bool keepdim) {
     check_floating(t, "var");
     const Reduction plan = describe(t, dims, keepdim);
+//> stage 10
+    if (detail::on_device(t)) {
+        Tensor result = empty(plan.result_shape, t.dtype(), t.device());
+        cuda::variance(as_runs(t, plan), plan.outputs, plan.length, correction, result);
+        return result;
+    }
+//< stage 10
     const Tensor runs = as_runs(t, plan);
     Tensor result = empty(plan.result_shape, t.dtype());
     dispatch_floating(t.dtype(), "var", [&]<typename T>() {
@@ -493,6 +542,11 @@ Tensor var(const Tensor& t, const Dims& dims, double correction, bool keepdim) {
 Tensor std(const Tensor& t, const Dims& dims, double correction, bool keepdim) {
     check_floating(t, "std");
     Tensor v = kael::var(t, dims, correction, keepdim);
+//> stage 10
+    if (detail::on_device(v)) {
+        return detail::device_unary<detail::Dtypes::Floating>(cuda::UnaryOp::Sqrt, v, v.dtype(), "std");
+    }
+//< stage 10
     dispatch_floating(v.dtype(), "std", [&]<typename T>() {
         T* values = v.data_ptr<T>();
         const std::int64_t count = v.numel();
@@ -506,6 +560,13 @@ Tensor std(const Tensor& t, const Dims& dims, double correction, bool keepdim) {
 Tensor logsumexp(const Tensor& t, const Dims& dims, bool keepdim) {
     const DType dtype = is_floating_point(t.dtype()) ? t.dtype() : DType::F32;
     const Reduction plan = describe(t, dims, keepdim);
+//> stage 10
+    if (detail::on_device(t)) {
+        Tensor result = empty(plan.result_shape, dtype, t.device());
+        cuda::logsumexp(as_runs(t.to(dtype), plan), plan.outputs, plan.length, result);
+        return result;
+    }
+//< stage 10
     const Tensor runs = as_runs(t.to(dtype), plan);
     Tensor result = empty(plan.result_shape, dtype);
     dispatch_floating(dtype, "logsumexp", [&]<typename T>() {
@@ -542,6 +603,12 @@ Tensor cumsum(const Tensor& t, std::int64_t dim) {
     const Tensor rows = t.to(dtype).transpose(d, -1).contiguous();
     Tensor scanned = empty_like(rows);
     const std::int64_t length = rows.size(-1);
+//> stage 10
+    if (detail::on_device(t)) {
+        cuda::cumsum(rows, length == 0 ? 0 : rows.numel() / length, length, scanned);
+        return scanned.transpose(d, -1).contiguous();
+    }
+//< stage 10
     dispatch(dtype, [&]<typename T>() {
         if constexpr (std::is_same_v<T, std::uint8_t>) {
             detail::unreachable();  // Bool sums are int64

@@ -59,6 +59,16 @@ DType clamp_dtype(DType dtype, std::optional<Scalar> min, std::optional<Scalar> 
 
 Tensor clamp_kernel(const Tensor& t, DType dtype, std::optional<Scalar> min,
                     std::optional<Scalar> max, const std::optional<Tensor>& out) {
+//> stage 10
+    if (detail::on_device(t) || (out && detail::on_device(*out))) {
+        const DType compute = out ? out->dtype() : dtype;
+        check_kernel_dtype<Dtypes::NoBool>(compute, "clamp");
+        const Device device = out ? out->device() : t.device();
+        const TensorIterator iter = output_config(out, compute).add_input(input_on(t, device, compute)).build();
+        cuda::clamp(iter, min, max);
+        return iter.output();
+    }
+//< stage 10
     return unary_kernel<Dtypes::NoBool>(t, dtype, "clamp", [&]<typename T>() {
         const bool has_min = min.has_value();
         const bool has_max = max.has_value();
@@ -122,6 +132,13 @@ Tensor abs(const Tensor& t) {
 }
 
 Tensor sign(const Tensor& t) {
+//> stage 10
+    if (detail::on_device(t)) {
+        // Bool is its own sign; the device's unary kernels take no Bool.
+        return t.dtype() == DType::Bool ? t.clone()
+                                        : detail::device_unary<Dtypes::All>(cuda::UnaryOp::Sign, t, t.dtype(), "sign");
+    }
+//< stage 10
     return detail::unary_kernel<Dtypes::All>(t, t.dtype(), "sign", []<typename T>() {
         return [](T x) -> T {
             if constexpr (std::is_same_v<T, std::uint8_t>) {
@@ -153,10 +170,20 @@ Tensor log(const Tensor& t) {
 }
 
 Tensor log1p(const Tensor& t) {
+//> stage 10
+    if (detail::on_device(t)) {
+        return detail::device_unary<Dtypes::Floating>(cuda::UnaryOp::Log1p, t, detail::floating_result(t.dtype()), "log1p");
+    }
+//< stage 10
     return floating_unary(t, "log1p", []<typename T>() { return [](T x) { return std::log1p(x); }; });
 }
 
 Tensor expm1(const Tensor& t) {
+//> stage 10
+    if (detail::on_device(t)) {
+        return detail::device_unary<Dtypes::Floating>(cuda::UnaryOp::Expm1, t, detail::floating_result(t.dtype()), "expm1");
+    }
+//< stage 10
     return floating_unary(t, "expm1", []<typename T>() { return [](T x) { return std::expm1(x); }; });
 }
 
@@ -234,6 +261,12 @@ Tensor gelu(const Tensor& t, std::string_view approximate) {
     KAEL_CHECK_VALUE(approximate == "none" || approximate == "tanh",
                      "gelu: approximate must be 'none' or 'tanh', got '" << approximate << "'");
     const bool tanh_form = approximate == "tanh";
+//> stage 10
+    if (detail::on_device(t)) {
+        return detail::device_unary<Dtypes::Floating>(tanh_form ? cuda::UnaryOp::GeluTanh : cuda::UnaryOp::GeluExact,
+                                                      t, t.dtype(), "gelu");
+    }
+//< stage 10
     return tanh_form ? detail::unary_kernel<Dtypes::Floating>(t, t.dtype(), "gelu", []<typename T>() {
         return [](T x) { return detail::gelu_tanh(x); };
     })
@@ -243,20 +276,40 @@ Tensor gelu(const Tensor& t, std::string_view approximate) {
 }
 
 Tensor silu(const Tensor& t) {
+//> stage 10
+    if (detail::on_device(t)) {
+        return detail::device_unary<Dtypes::Floating>(cuda::UnaryOp::Silu, t, t.dtype(), "silu");
+    }
+//< stage 10
     return detail::unary_kernel<Dtypes::Floating>(t, t.dtype(), "silu", []<typename T>() {
         return [](T x) { return x / (T{1} + detail::exponential(-x)); };
     });
 }
 
 Tensor floor(const Tensor& t) {
+//> stage 10
+    if (detail::on_device(t)) {
+        return detail::device_unary<Dtypes::NoBool>(cuda::UnaryOp::Floor, t, t.dtype(), "floor");
+    }
+//< stage 10
     return to_whole_numbers(t, "floor", [](auto x) { return std::floor(x); });
 }
 
 Tensor ceil(const Tensor& t) {
+//> stage 10
+    if (detail::on_device(t)) {
+        return detail::device_unary<Dtypes::NoBool>(cuda::UnaryOp::Ceil, t, t.dtype(), "ceil");
+    }
+//< stage 10
     return to_whole_numbers(t, "ceil", [](auto x) { return std::ceil(x); });
 }
 
 Tensor round(const Tensor& t) {
+//> stage 10
+    if (detail::on_device(t)) {
+        return detail::device_unary<Dtypes::NoBool>(cuda::UnaryOp::Round, t, t.dtype(), "round");
+    }
+//< stage 10
     // The default rounding mode: halves to even, as PyTorch rounds.
     return to_whole_numbers(t, "round", [](auto x) { return std::nearbyint(x); });
 }

@@ -43,7 +43,7 @@ Tensor index_select(const Tensor& t, std::int64_t dim, const Tensor& index) {
             const Tensor positions = saved.unpack(node).reshape({-1});
             Shape along(grad.shape().size(), 1);
             along[static_cast<std::size_t>(d)] = positions.numel();
-            return Grads{scatter_add(zeros(shape, grad.dtype()), d, positions.view(along).expand(grad.shape()), grad)};
+            return Grads{scatter_add(zeros(shape, grad.dtype(), grad.device()), d, positions.view(along).expand(grad.shape()), grad)};
         });
     });
 }
@@ -51,7 +51,7 @@ Tensor index_select(const Tensor& t, std::int64_t dim, const Tensor& index) {
 Tensor gather(const Tensor& t, std::int64_t dim, const Tensor& index) {
     return autograd::differentiable({t}, [&] { return native::gather(t, dim, index); }, [&](const Tensor& out) {
         autograd::record(out, "GatherBackward", {t}, [saved = SavedTensor(index), dim](const Tensor& grad, Node& node) {
-            return Grads{scatter_add(zeros(node.input_meta()[0].shape, grad.dtype()), dim, saved.unpack(node), grad)};
+            return Grads{scatter_add(zeros(node.input_meta()[0].shape, grad.dtype(), grad.device()), dim, saved.unpack(node), grad)};
         });
     });
 }
@@ -69,7 +69,7 @@ Tensor scatter_add(const Tensor& t, std::int64_t dim, const Tensor& index, const
                 grads[0] = grad;
             }
             if (node.needs_input_grad(1)) {
-                grads[1] = positions.numel() == 0 ? zeros(node.input_meta()[1].shape, grad.dtype())
+                grads[1] = positions.numel() == 0 ? zeros(node.input_meta()[1].shape, grad.dtype(), grad.device())
                                                   : embed_into(gather(grad, dim, positions), node.input_meta()[1].shape);
             }
             return grads;

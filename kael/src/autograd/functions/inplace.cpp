@@ -43,7 +43,7 @@ Tensor& div_(Tensor& self, const Tensor& other) {
 Tensor& fill_(Tensor& self, Scalar value) {
     if (inplace_needs_graph(self, {})) {
         return inplace_through_graph(self, "fill_", [&](const Tensor& before) {
-            return masked_fill(before, ones(before.shape(), DType::Bool), value);
+            return masked_fill(before, ones(before.shape(), DType::Bool, before.device()), value);
         });
     }
     return native::fill_(self, value);
@@ -54,7 +54,7 @@ Tensor& fill_(Tensor& self, Scalar value) {
 Tensor& copy_(Tensor& self, const Tensor& src) {
     if (inplace_needs_graph(self, {src})) {
         return inplace_through_graph(self, "copy_", [&](const Tensor& before) {
-            return where(ones(before.shape(), DType::Bool), src, before);
+            return where(ones(before.shape(), DType::Bool, before.device()), src, before);
         });
     }
     return native::copy_(self, src);

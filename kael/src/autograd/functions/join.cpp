@@ -31,7 +31,7 @@ Tensor cat(const std::vector<Tensor>& tensors, std::int64_t dim) {
             const bool skipped = shape.size() == 1 && shape[0] == 0;
             const std::int64_t length = skipped ? 0 : shape[static_cast<std::size_t>(d)];
             if (node.needs_input_grad(i)) {
-                grads[i] = skipped ? zeros(shape, grad.dtype()) : grad.narrow(d, start, length);
+                grads[i] = skipped ? zeros(shape, grad.dtype(), grad.device()) : grad.narrow(d, start, length);
             }
             start += length;
         }

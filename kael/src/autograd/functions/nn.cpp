@@ -58,7 +58,7 @@ Tensor nll_loss(const Tensor& log_probs, const Tensor& target, Reduction reducti
             const double used = sum(counted).item();
             const double scale = reduction == Reduction::Mean ? -1.0 / used : -1.0;
             const Tensor weights = where(counted, per_loss * scale, 0);
-            const Tensor grad_rows = scatter_add(zeros({targets.numel(), classes}, grad.dtype()), 1,
+            const Tensor grad_rows = scatter_add(zeros({targets.numel(), classes}, grad.dtype(), grad.device()), 1,
                                                  safe_targets.unsqueeze(1), weights.unsqueeze(1));
             if (!batched) {
                 return Grads{grad_rows.view(shape)};

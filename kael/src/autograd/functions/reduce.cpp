@@ -95,7 +95,7 @@ ValuesIndices to_selected_extreme(const Tensor& t, std::int64_t dim, bool keepdi
         if (shape.empty()) {
             return Grads{values};
         }
-        return Grads{scatter_add(zeros(shape, grad.dtype()), dim, where_from, values)};
+        return Grads{scatter_add(zeros(shape, grad.dtype(), grad.device()), dim, where_from, values)};
     });
     return out;
 }
@@ -105,7 +105,7 @@ ValuesIndices to_selected_extreme(const Tensor& t, std::int64_t dim, bool keepdi
 // total - running sum + own subtracts two large sums and loses float32 digits on long rows.
 Tensor sums_to_the_end(const Tensor& grad, std::int64_t dim) {
     const std::int64_t length = grad.size(dim);
-    const Tensor reversed = arange(static_cast<double>(length - 1), -1, -1, DType::I64);
+    const Tensor reversed = arange(static_cast<double>(length - 1), -1, -1, DType::I64).to(grad.device());
     return index_select(cumsum(index_select(grad, dim, reversed), dim), dim, reversed);
 }
 

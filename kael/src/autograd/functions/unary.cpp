@@ -136,7 +136,7 @@ Tensor round(const Tensor& t) { return linear(t, "RoundBackward", [&] { return n
 Tensor clamp(const Tensor& t, std::optional<Scalar> min, std::optional<Scalar> max) {
     return with_input_saved(t, "ClampBackward", [&] { return native::clamp(t, min, max); },
                             [min, max](const Tensor& grad, const Tensor& x) {
-                                Tensor inside = ones(x.shape(), DType::Bool);
+                                Tensor inside = ones(x.shape(), DType::Bool, x.device());
                                 if (min) {
                                     inside = logical_and(inside, x >= *min);
                                 }

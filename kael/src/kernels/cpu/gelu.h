@@ -75,10 +75,11 @@ template <typename T> [[gnu::always_inline]] inline T gelu_tanh(T x) {
 // The derivatives GELU's backward formulas use (chapter 06), computed in double: the
 // backward pass runs once per forward, so accuracy matters more here than speed.
 // With Phi the normal CDF and phi its density, the exact form x Phi(x) has
-// first derivative Phi(x) + x phi(x) and second derivative phi(x) (2 - x^2).
+// first derivative Phi(x) + x phi(x) and second derivative phi(x) (2 - x^2). They are
+// constexpr so that the CUDA backend (chapter 09) calls these very formulas on the device.
 
 /// d/dx of gelu_exact.
-template <typename T> inline T gelu_exact_derivative(T x) {
+template <typename T> constexpr T gelu_exact_derivative(T x) {
     const double v = static_cast<double>(x);
     const double cdf = 0.5 * std::erfc(-v / std::numbers::sqrt2);
     const double pdf = std::exp(-0.5 * v * v) * std::numbers::inv_sqrtpi / std::numbers::sqrt2;
@@ -86,14 +87,14 @@ template <typename T> inline T gelu_exact_derivative(T x) {
 }
 
 /// d^2/dx^2 of gelu_exact.
-template <typename T> inline T gelu_exact_second_derivative(T x) {
+template <typename T> constexpr T gelu_exact_second_derivative(T x) {
     const double v = static_cast<double>(x);
     const double pdf = std::exp(-0.5 * v * v) * std::numbers::inv_sqrtpi / std::numbers::sqrt2;
     return static_cast<T>(pdf * (2 - v * v));
 }
 
 /// d/dx of gelu_tanh: with t = tanh(u), 0.5 (1 + t) + 0.5 x (1 - t^2) u'.
-template <typename T> inline T gelu_tanh_derivative(T x) {
+template <typename T> constexpr T gelu_tanh_derivative(T x) {
     const double v = static_cast<double>(x);
     const double beta = std::numbers::sqrt2 * std::numbers::inv_sqrtpi;
     const double t = std::tanh(beta * (v + 0.044715 * v * v * v));
@@ -102,7 +103,7 @@ template <typename T> inline T gelu_tanh_derivative(T x) {
 }
 
 /// d^2/dx^2 of gelu_tanh: (1 - t^2) (u' - x t u'^2 + x u'' / 2).
-template <typename T> inline T gelu_tanh_second_derivative(T x) {
+template <typename T> constexpr T gelu_tanh_second_derivative(T x) {
     const double v = static_cast<double>(x);
     const double beta = std::numbers::sqrt2 * std::numbers::inv_sqrtpi;
     const double t = std::tanh(beta * (v + 0.044715 * v * v * v));
