@@ -1,6 +1,7 @@
 // The device benchmarks of chapter 09, run by scripts/gpu-check on a machine with a GPU:
 // element-wise work against the device's own copy bandwidth (the practical limit of its
-// memory), and kael's matrix product against a direct cuBLAS call on the same buffers.
+// memory), reductions and row operations against the same limit, and kael's matrix product
+// against a direct cuBLAS call on the same buffers.
 // Prints a Markdown table; every figure is the median of repeated timed runs, each run
 // ended by cuda_synchronize() so that the kernels have really finished.
 #include <cublas_v2.h>
@@ -67,6 +68,21 @@ int main() {
     row("exp(a)", median_seconds([&] { (void)kael::exp(a); }), 2 * tensor_bytes, copy_gbps);
     row("transpose().contiguous() (strided copy)", median_seconds([&] { (void)square.transpose(0, 1).contiguous(); }),
         2 * tensor_bytes, copy_gbps);
+
+    // The row kernels: one block per row (cuda/block_reduce.cuh). A reduction over the first
+    // dimension first copies the input into rows (as_runs); a reduction of everything is one
+    // row, so one block, and shows what the missing two-stage split would win.
+    std::printf("\n| reduction or row operation (64 Mi float32) | time | bandwidth | of copy |\n|---|---:|---:|---:|\n");
+    row("sum over the last dim of [8192, 8192]", median_seconds([&] { (void)kael::sum(square, {1}); }), tensor_bytes,
+        copy_gbps);
+    row("sum over the first dim (through a copy)", median_seconds([&] { (void)kael::sum(square, {0}); }),
+        tensor_bytes, copy_gbps);
+    row("sum of everything (one block)", median_seconds([&] { (void)kael::sum(a); }), tensor_bytes, copy_gbps);
+    row("softmax over the last dim", median_seconds([&] { (void)kael::softmax(square, 1); }), 2 * tensor_bytes,
+        copy_gbps);
+    row("layer_norm over the last dim", median_seconds([&] { (void)kael::layer_norm(square, {8192}); }),
+        2 * tensor_bytes, copy_gbps);
+    row("argmax over the last dim", median_seconds([&] { (void)kael::argmax(square, 1); }), tensor_bytes, copy_gbps);
 
     std::printf("\n| float32 matmul | kael | direct cuBLAS | kael / cuBLAS throughput |\n|---|---:|---:|---:|\n");
     cublasHandle_t handle = nullptr;
