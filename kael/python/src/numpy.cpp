@@ -1,0 +1,131 @@
+// NumPy without copies, both ways (chapter 10).
+//
+// t.numpy() is an array over the tensor's own bytes whose base is the kael.Tensor object,
+// so the storage lives as long as the array does. kael.from_numpy(a) is a tensor over the
+// array's bytes through external storage (Storage::external) whose owner holds a reference
+// to the array: the array lives until the last tensor over it dies. NumPy counts strides in
+// bytes and kael in elements; an array kael cannot describe (a dtype it lacks, a negative
+// or fractional stride, a misaligned buffer, read-only memory) is refused with the reason,
+// and kael.tensor(a) copies it instead.
+#include <pybind11/numpy.h>
+
+#include <memory>
+#include <string>
+
+#include "bindings.h"
+#include "casters.h"
+
+namespace kael::python {
+namespace py = pybind11;
+namespace {
+
+py::dtype numpy_dtype(DType dtype) {
+    switch (dtype) {
+    case DType::F32:
+        return py::dtype::of<float>();
+    case DType::F64:
+        return py::dtype::of<double>();
+    case DType::I64:
+        return py::dtype::of<std::int64_t>();
+    case DType::Bool:
+        return py::dtype::of<bool>();
+    }
+    detail::unreachable();
+}
+
+// The kael dtype of a NumPy array, or TypeError naming the ones kael has.
+DType kael_dtype(const py::array& array) {
+    const py::dtype dtype = array.dtype();
+    const char kind = dtype.kind();
+    const auto size = dtype.itemsize();
+    KAEL_CHECK_TYPE(dtype.attr("isnative").cast<bool>(),
+                    "can't convert a NumPy array of non-native byte order; use a.astype(a.dtype.newbyteorder('='))");
+    if (kind == 'f' && size == 4) {
+        return DType::F32;
+    }
+    if (kind == 'f' && size == 8) {
+        return DType::F64;
+    }
+    if (kind == 'i' && size == 8) {
+        return DType::I64;
+    }
+    if (kind == 'b') {
+        return DType::Bool;
+    }
+    throw TypeError("can't convert np.ndarray of type numpy." + dtype.attr("name").cast<std::string>() +
+                    ". The only supported types are: float64, float32, int64, and bool; kael.tensor(a) converts "
+                    "the others");
+}
+
+py::array to_numpy(const py::object& self) {
+    const Tensor& t = self.cast<PyTensor&>().tensor;
+    KAEL_CHECK_TYPE(t.device() == Device::CPU, "can't convert a " << t.device()
+                                                                   << " tensor to numpy; use Tensor.cpu() to copy it "
+                                                                      "to host memory first");
+    KAEL_CHECK(!t.requires_grad(),
+               "can't call numpy() on a tensor that requires grad; use tensor.detach().numpy() instead");
+    std::vector<py::ssize_t> shape(t.shape().begin(), t.shape().end());
+    std::vector<py::ssize_t> strides;
+    for (const std::int64_t stride : t.strides()) {
+        strides.push_back(static_cast<py::ssize_t>(stride * element_size(t.dtype())));
+    }
+    // The base keeps the kael.Tensor object, and so its storage, alive as long as the array.
+    return py::array(numpy_dtype(t.dtype()), shape, strides, t.numel() == 0 ? nullptr : t.data_ptr_raw(), self);
+}
+
+Tensor from_numpy(const py::object& object) {
+    KAEL_CHECK_TYPE(py::isinstance<py::array>(object),
+                    "expected np.ndarray (got " << std::string(py::str(py::type::of(object).attr("__name__"))) << ")");
+    const auto array = py::reinterpret_borrow<py::array>(object);
+    const DType dtype = kael_dtype(array);
+    const std::int64_t itemsize = element_size(dtype);
+    KAEL_CHECK_VALUE(array.writeable(), "the NumPy array is read-only, and a tensor over it would let writes "
+                                        "through; pass a.copy(), or kael.tensor(a) to copy it");
+    Shape shape;
+    Strides strides;
+    std::int64_t extent = 0;  // the bytes from the first element to the end of the last
+    for (py::ssize_t d = 0; d < array.ndim(); ++d) {
+        const auto stride = static_cast<std::int64_t>(array.strides(d));
+        KAEL_CHECK_VALUE(stride >= 0, "At least one stride in the given numpy array is negative, and tensors with "
+                                      "negative strides are not supported; pass a.copy(), or kael.tensor(a)");
+        KAEL_CHECK_VALUE(stride % itemsize == 0, "a stride of " << stride << " bytes is not a multiple of the element "
+                                                                   "size " << itemsize << "; pass a.copy()");
+        shape.push_back(static_cast<std::int64_t>(array.shape(d)));
+        strides.push_back(stride / itemsize);
+        extent += (shape.back() - 1) * stride;
+    }
+    const auto* data = static_cast<const std::byte*>(array.data());
+    KAEL_CHECK_VALUE(reinterpret_cast<std::uintptr_t>(data) % static_cast<std::uintptr_t>(itemsize) == 0,
+                     "the NumPy array's data is not aligned to its " << itemsize << "-byte elements; pass a.copy()");
+    const std::int64_t nbytes = array.size() == 0 ? 0 : extent + itemsize;
+    // The owner is one reference to the array, dropped with the GIL held, from whatever
+    // thread frees the last tensor over it.
+    std::shared_ptr<void> owner(array.inc_ref().ptr(), [](void* held) {
+        if (Py_IsInitialized() != 0) {
+            const py::gil_scoped_acquire gil;
+            Py_DECREF(static_cast<PyObject*>(held));
+        }
+    });
+    auto impl = std::make_shared<TensorImpl>();
+    impl->storage = std::make_shared<Storage>(
+        Storage::external(const_cast<std::byte*>(data), nbytes, std::move(owner)));
+    impl->shape = shape;
+    impl->strides = strides;
+    impl->dtype = dtype;
+    impl->device = Device::CPU;
+    return Tensor::from_impl(std::move(impl));
+}
+
+}  // namespace
+
+void bind_numpy(py::module_& m, py::class_<PyTensor>& tensor) {
+    tensor.def("numpy", &to_numpy)
+        .def("__array__", [](const py::object& self, const py::object& dtype) {
+            const py::array array = to_numpy(self);
+            return dtype.is_none() ? array : py::array(array.attr("astype")(dtype));
+        }, py::arg("dtype") = py::none());
+    m.def("from_numpy", &from_numpy, py::arg("array"),
+          "A tensor sharing the memory of a NumPy array of float32, float64, int64 or bool");
+}
+
+}  // namespace kael::python
