@@ -10,7 +10,8 @@ from ._kael import __version__  # noqa: F401
 
 # `bool` is both a dtype and a builtin: `from kael import *` must not shadow the builtin,
 # so the dtype is reached as kael.bool only.
-__all__ = [name for name in dir(_kael) if not name.startswith("_") and name not in ("bool", "float", "long")]
+__all__ = [name for name in dir(_kael)
+           if not name.startswith("_") and name not in ("bool", "float", "long", "nn", "optim")]
 
 
 class _GradMode:
@@ -48,3 +49,10 @@ def no_grad():
 def enable_grad():
     """A context manager (and decorator) that turns recording back on inside no_grad."""
     return _GradMode(True)
+
+
+# The Python packages over the C++ halves _kael.nn and _kael.optim. The star import above
+# brought those halves in under the same names; `from . import` would return them instead
+# of importing the packages, so they go first.
+del nn, optim  # noqa: F821
+from . import nn, optim  # noqa: E402

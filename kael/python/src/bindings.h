@@ -21,6 +21,10 @@ void bind_functions(pybind11::module_& m, pybind11::class_<struct PyTensor>& ten
 void bind_factories(pybind11::module_& m);
 /// NumPy without copies, both ways (numpy.cpp).
 void bind_numpy(pybind11::module_& m, pybind11::class_<struct PyTensor>& tensor);
+/// DLPack: Tensor.__dlpack__, __dlpack_device__ and kael.from_dlpack (dlpack.cpp).
+void bind_dlpack(pybind11::module_& m, pybind11::class_<struct PyTensor>& tensor);
+/// nn.init, nn.functional's losses and the optimizers (training.cpp).
+void bind_training(pybind11::module_& m);
 /// backward, grad_fn, the grad mode (autograd.cpp).
 void bind_autograd(pybind11::module_& m, pybind11::class_<struct PyTensor>& tensor);
 

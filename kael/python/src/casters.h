@@ -20,13 +20,28 @@
 
 namespace kael::python {
 
-/// The C++ object inside every kael.Tensor: one handle to a TensorImpl.
+/// The C++ object inside every kael.Tensor: one handle to a TensorImpl. The one inside a
+/// Python object is `cached` in the identity cache (identity.cpp), and takes its entry out
+/// when the object dies and pybind11 destroys it (the GIL is held then). Copies and moves
+/// made on the way are not cached, so their destruction leaves the entry alone.
 struct PyTensor {
+    explicit PyTensor(Tensor t) : tensor(std::move(t)) {}
+    PyTensor(const PyTensor& other) : tensor(other.tensor) {}
+    PyTensor(PyTensor&& other) noexcept : tensor(std::move(other.tensor)) {}
+    PyTensor& operator=(const PyTensor&) = delete;
+    PyTensor& operator=(PyTensor&&) = delete;
+    ~PyTensor();
+
     Tensor tensor;
+    bool cached = false;
 };
 
 /// The Python object of `t`: the existing one for t's impl, or a new one (identity.cpp).
 pybind11::object wrap(const Tensor& t);
+
+/// Enters `object`, a kael.Tensor (or an instance of a Python subclass) made by its
+/// constructor, into the identity cache: its impl must have no Python object yet.
+void remember(const pybind11::object& object);
 
 /// A const member function of Tensor as a callable whose first parameter is the tensor:
 /// what py::class_<PyTensor> can bind (a member pointer would have to be PyTensor's).

@@ -6,8 +6,10 @@
 //
 // The cache maps an impl's address to its object without owning a reference: the object
 // owns a handle to the impl (so the address cannot be reused while the entry exists), and
-// a weak reference's callback removes the entry when the object dies. Only code holding
-// the GIL touches the cache.
+// the object's PyTensor takes the entry out in its destructor, which pybind11 runs when the
+// object dies. A weak reference with a callback would do the same at the price of two more
+// Python objects per tensor, and per-call overhead is what a binding is measured by. Only
+// code holding the GIL touches the cache.
 #include <unordered_map>
 
 #include "casters.h"
@@ -15,28 +17,35 @@
 namespace kael::python {
 namespace {
 
+// Leaked on purpose: objects can die during interpreter shutdown, after static
+// destructors would have destroyed the map.
 std::unordered_map<const TensorImpl*, PyObject*>& identity_cache() {
-    static auto* cache = new std::unordered_map<const TensorImpl*, PyObject*>();  // never destroyed: see below
+    static auto* cache = new std::unordered_map<const TensorImpl*, PyObject*>();
     return *cache;
 }
 
 }  // namespace
 
-// The map is leaked on purpose: weak-reference callbacks can run during interpreter
-// shutdown, after static destructors would have destroyed it.
+PyTensor::~PyTensor() {
+    if (cached) {
+        identity_cache().erase(tensor.impl().get());
+    }
+}
+
+void remember(const pybind11::object& object) {
+    PyTensor& held = object.cast<PyTensor&>();
+    const auto [entry, inserted] = identity_cache().emplace(held.tensor.impl().get(), object.ptr());
+    KAEL_CHECK(inserted, "this tensor's impl already has a Python object");
+    held.cached = true;
+}
+
 pybind11::object wrap(const Tensor& t) {
     auto& cache = identity_cache();
-    const TensorImpl* key = t.impl().get();
-    if (const auto found = cache.find(key); found != cache.end()) {
+    if (const auto found = cache.find(t.impl().get()); found != cache.end()) {
         return pybind11::reinterpret_borrow<pybind11::object>(found->second);
     }
     pybind11::object object = pybind11::cast(PyTensor{t}, pybind11::return_value_policy::move);
-    cache.emplace(key, object.ptr());
-    const pybind11::cpp_function forget([key](pybind11::handle weak_reference) {
-        identity_cache().erase(key);
-        weak_reference.dec_ref();
-    });
-    (void)pybind11::weakref(object, forget).release();  // kept until the callback drops it
+    remember(object);
     return object;
 }
 

@@ -127,6 +127,10 @@ Tensor wrapped(const Tensor& index, std::int64_t size) {
 }
 
 Tensor get(const Tensor& t, const py::object& index) {
+    // The most common index, one integer, skips the general walk.
+    if (PyLong_CheckExact(index.ptr()) != 0) {
+        return t.select(0, index.cast<std::int64_t>());
+    }
     Indexed indexed = apply_basic(t, index);
     if (!indexed.index) {
         return indexed.view;

@@ -20,5 +20,7 @@ PYBIND11_MODULE(_kael, m) {
     bind_factories(m);
     bind_functions(m, tensor);
     bind_numpy(m, tensor);
+    bind_dlpack(m, tensor);
     bind_autograd(m, tensor);
+    bind_training(m);
 }

@@ -81,7 +81,11 @@ Tensor converted(const Tensor& t, const py::args& args, const py::kwargs& kwargs
 
 }  // namespace
 
-void bind_tensor(py::module_& /*m*/, py::class_<PyTensor>& tensor) {
+void bind_tensor(py::module_& m, py::class_<PyTensor>& tensor) {
+    // kael.Tensor(data) is for subclasses such as kael.nn.Parameter: a new tensor over
+    // data's storage (a detached alias), entered into the identity cache by _remember.
+    tensor.def(py::init([](const Tensor& data) { return PyTensor{data.detach()}; }), py::arg("data"));
+    m.def("_remember", &remember, py::arg("tensor"));
     tensor
         // ---- what the tensor is --------------------------------------------------------------
         .def_property_readonly("shape", [](const Tensor& t) { return to_tuple(t.shape()); })
@@ -167,6 +171,11 @@ void bind_tensor(py::module_& /*m*/, py::class_<PyTensor>& tensor) {
         .def("clone", method(&Tensor::clone), py::call_guard<py::gil_scoped_release>())
         .def("contiguous", method(&Tensor::contiguous), py::call_guard<py::gil_scoped_release>())
         .def("detach", method(&Tensor::detach))
+        // In place, as Module::to: every handle to the impl (an optimizer's) sees the move.
+        .def("move_to_", [](Tensor& t, Device target) { return t.move_to_(target); }, py::arg("device"),
+             py::call_guard<py::gil_scoped_release>())
+        .def("move_to_", [](Tensor& t, DType target) { return t.move_to_(target); }, py::arg("dtype"),
+             py::call_guard<py::gil_scoped_release>())
         // ---- views -----------------------------------------------------------------------------
         .def("view", [](const Tensor& t, const py::args& sizes) { return t.view(sizes_of(sizes)); })
         .def("reshape", [](const Tensor& t, const py::args& sizes) { return t.reshape(sizes_of(sizes)); })

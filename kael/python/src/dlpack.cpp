@@ -1,0 +1,157 @@
+// DLPack (chapter 10): the C struct through which array libraries lend each other memory
+// without copying, wrapped in a Python capsule named "dltensor". The producer fills a
+// DLManagedTensor (pointer, shape, strides in elements, dtype as a type code and a bit
+// width, device) with a deleter that releases what keeps the memory alive; the consumer
+// renames the capsule "used_dltensor" and calls the deleter when it no longer needs the
+// memory. A capsule nobody consumed calls the deleter itself when it dies.
+//
+// kael produces (Tensor.__dlpack__, __dlpack_device__) by keeping a handle to the tensor
+// in the managed struct, and consumes (kael.from_dlpack) through external storage whose
+// owner calls the producer's deleter. DLPack 0.6 has no bool type (PyTorch 1.13 refuses
+// to export bool tensors too), so Bool tensors do not travel this way.
+#include <dlpack/dlpack.h>
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "bindings.h"
+#include "casters.h"
+
+namespace kael::python {
+namespace py = pybind11;
+namespace {
+
+constexpr const char* kFresh = "dltensor";
+constexpr const char* kConsumed = "used_dltensor";
+
+// What a DLManagedTensor of kael's points at: the tensor (keeping its storage alive) and
+// the shape and strides the struct's pointers refer to.
+struct Export {
+    explicit Export(const Tensor& t) : tensor(t), shape(t.shape()), strides(t.strides()) {}
+    Tensor tensor;
+    std::vector<std::int64_t> shape;
+    std::vector<std::int64_t> strides;
+    DLManagedTensor managed{};
+};
+
+DLDataType dlpack_dtype(DType dtype) {
+    switch (dtype) {
+    case DType::F32:
+        return {kDLFloat, 32, 1};
+    case DType::F64:
+        return {kDLFloat, 64, 1};
+    case DType::I64:
+        return {kDLInt, 64, 1};
+    case DType::Bool:
+        break;
+    }
+    throw TypeError("bool tensors cannot travel through DLPack 0.6, which has no bool type; convert with "
+                    ".to(kael.int64), or share them with NumPy through numpy()");
+}
+
+DType kael_dtype(const DLDataType& type) {
+    KAEL_CHECK_TYPE(type.lanes == 1, "DLPack vector types (lanes = " << type.lanes << ") have no kael dtype");
+    if (type.code == kDLFloat && type.bits == 32) {
+        return DType::F32;
+    }
+    if (type.code == kDLFloat && type.bits == 64) {
+        return DType::F64;
+    }
+    if (type.code == kDLInt && type.bits == 64) {
+        return DType::I64;
+    }
+    throw TypeError("DLPack dtype (code " + std::to_string(type.code) + ", " + std::to_string(type.bits) +
+                    " bits) has no kael dtype; kael has float32, float64, int64 and bool");
+}
+
+py::capsule to_dlpack(const Tensor& t) {
+    KAEL_CHECK(!t.requires_grad(), "can't export a tensor that requires grad through DLPack; use tensor.detach()");
+    auto exported = std::make_unique<Export>(t);
+    DLTensor& view = exported->managed.dl_tensor;
+    view.data = t.numel() == 0 ? nullptr : t.device_data();
+    view.device = {t.device() == Device::CPU ? kDLCPU : kDLCUDA, 0};
+    view.ndim = static_cast<std::int32_t>(t.dim());
+    view.dtype = dlpack_dtype(t.dtype());
+    view.shape = exported->shape.data();
+    view.strides = exported->strides.data();
+    view.byte_offset = 0;
+    exported->managed.manager_ctx = exported.get();
+    exported->managed.deleter = [](DLManagedTensor* self) { delete static_cast<Export*>(self->manager_ctx); };
+    if (t.device() != Device::CPU) {
+        cuda_synchronize();  // the consumer may read on another stream: finish kael's work first
+    }
+    DLManagedTensor* managed = &exported.release()->managed;
+    return py::capsule(managed, kFresh, [](PyObject* capsule) {
+        // Still named "dltensor": nobody took it, so the capsule frees what it holds.
+        if (PyCapsule_IsValid(capsule, kFresh) != 0) {
+            auto* unused = static_cast<DLManagedTensor*>(PyCapsule_GetPointer(capsule, kFresh));
+            unused->deleter(unused);
+        }
+    });
+}
+
+Tensor from_dlpack(const py::object& source) {
+    const py::object capsule = py::hasattr(source, "__dlpack__") ? source.attr("__dlpack__")() : source;
+    KAEL_CHECK_TYPE(PyCapsule_CheckExact(capsule.ptr()) != 0,
+                    "from_dlpack expects an object with __dlpack__ or a DLPack capsule, got "
+                        << std::string(py::str(py::type::of(source).attr("__name__"))));
+    KAEL_CHECK_VALUE(PyCapsule_IsValid(capsule.ptr(), kFresh) != 0,
+                     "this DLPack capsule was already consumed; a capsule lends its memory once");
+    auto* managed = static_cast<DLManagedTensor*>(PyCapsule_GetPointer(capsule.ptr(), kFresh));
+    const DLTensor& view = managed->dl_tensor;
+    // Every check comes before the capsule is renamed: a refused capsule stays the
+    // producer's, and its own destructor frees it.
+    KAEL_CHECK_TYPE(view.device.device_type == kDLCPU,
+                    "from_dlpack takes CPU memory (DLPack device type " << view.device.device_type
+                                                                        << " is not the CPU); copy it to the host first");
+    const DType dtype = kael_dtype(view.dtype);
+    const std::int64_t itemsize = element_size(dtype);
+    Shape shape(view.shape, view.shape + view.ndim);
+    Strides strides = view.strides != nullptr ? Strides(view.strides, view.strides + view.ndim) : contiguous_strides(shape);
+    std::int64_t extent = 0;
+    for (std::size_t d = 0; d < shape.size(); ++d) {
+        KAEL_CHECK_VALUE(strides[d] >= 0, "DLPack tensors with negative strides are not supported");
+        extent += (shape[d] - 1) * strides[d] * itemsize;
+    }
+    auto* data = static_cast<std::byte*>(view.data) + view.byte_offset;
+    KAEL_CHECK_VALUE(reinterpret_cast<std::uintptr_t>(data) % static_cast<std::uintptr_t>(itemsize) == 0,
+                     "the DLPack tensor's data is not aligned to its " << itemsize << "-byte elements");
+    const std::int64_t nbytes = numel(shape) == 0 ? 0 : extent + itemsize;
+    if (PyCapsule_SetName(capsule.ptr(), kConsumed) != 0) {
+        throw py::error_already_set();
+    }
+    // From here the memory is kael's to release: the owner calls the producer's deleter
+    // once, when the last tensor over it dies, with the GIL (a Python producer's deleter
+    // drops references).
+    std::shared_ptr<void> owner(managed, [](void* held) {
+        auto* lent = static_cast<DLManagedTensor*>(held);
+        if (lent->deleter != nullptr && Py_IsInitialized() != 0) {
+            const py::gil_scoped_acquire gil;
+            lent->deleter(lent);
+        }
+    });
+    auto impl = std::make_shared<TensorImpl>();
+    impl->storage = std::make_shared<Storage>(Storage::external(data, nbytes, std::move(owner)));
+    impl->shape = shape;
+    impl->strides = strides;
+    impl->dtype = dtype;
+    impl->device = Device::CPU;
+    return Tensor::from_impl(std::move(impl));
+}
+
+}  // namespace
+
+void bind_dlpack(py::module_& m, py::class_<PyTensor>& tensor) {
+    tensor
+        .def("__dlpack__", [](const Tensor& t, const py::object& /*stream*/) { return to_dlpack(t); },
+             py::arg("stream") = py::none())
+        .def("__dlpack_device__", [](const Tensor& t) {
+            return py::make_tuple(static_cast<int>(t.device() == Device::CPU ? kDLCPU : kDLCUDA), 0);
+        });
+    m.def("from_dlpack", &from_dlpack, py::arg("ext_tensor"),
+          "A tensor over the memory of any object with __dlpack__ (NumPy, PyTorch, kael), without a copy");
+    m.def("to_dlpack", &to_dlpack, py::arg("tensor"), "A DLPack capsule lending the tensor's memory");
+}
+
+}  // namespace kael::python
