@@ -92,3 +92,23 @@ def test_conversions_do_not_leak_references():
         del t, b
     gc.collect()
     assert sys.getrefcount(a) == before
+
+
+def resident_bytes():
+    with open("/proc/self/statm") as statm:
+        return int(statm.read().split()[1]) * 4096
+
+
+def test_ten_thousand_conversions_keep_memory_flat():
+    # Each round trip lends a 1 MB buffer both ways; were one reference or one storage
+    # leaked per conversion, 10000 of them would hold 10 GB.
+    a = np.zeros(250_000, dtype=np.float32)
+    for _ in range(100):  # warm the allocators first
+        kael.from_numpy(a).numpy()
+    before = resident_bytes()
+    for _ in range(10000):
+        t = kael.from_numpy(a)
+        u = kael.from_numpy(t.numpy())
+        del t, u
+    gc.collect()
+    assert resident_bytes() - before < 20 * 1024 * 1024

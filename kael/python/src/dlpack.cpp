@@ -17,6 +17,7 @@
 
 #include "bindings.h"
 #include "casters.h"
+#include "kael/checked_math.h"
 
 namespace kael::python {
 namespace py = pybind11;
@@ -100,44 +101,61 @@ Tensor from_dlpack(const py::object& source) {
                      "this DLPack capsule was already consumed; a capsule lends its memory once");
     auto* managed = static_cast<DLManagedTensor*>(PyCapsule_GetPointer(capsule.ptr(), kFresh));
     const DLTensor& view = managed->dl_tensor;
-    // Every check comes before the capsule is renamed: a refused capsule stays the
-    // producer's, and its own destructor frees it.
+    // Every check, and building the tensor, come before the capsule is renamed: a refused
+    // capsule stays the producer's, and its own destructor frees it.
     KAEL_CHECK_TYPE(view.device.device_type == kDLCPU,
                     "from_dlpack takes CPU memory (DLPack device type " << view.device.device_type
                                                                         << " is not the CPU); copy it to the host first");
     const DType dtype = kael_dtype(view.dtype);
     const std::int64_t itemsize = element_size(dtype);
+    KAEL_CHECK_VALUE(view.ndim >= 0 && (view.ndim == 0 || view.shape != nullptr),
+                     "malformed DLPack tensor: ndim " << view.ndim << (view.shape == nullptr ? " without a shape" : ""));
     Shape shape(view.shape, view.shape + view.ndim);
     Strides strides = view.strides != nullptr ? Strides(view.strides, view.strides + view.ndim) : contiguous_strides(shape);
-    std::int64_t extent = 0;
+    std::int64_t extent = 0;  // bytes from the first element to the start of the last
     for (std::size_t d = 0; d < shape.size(); ++d) {
+        KAEL_CHECK_VALUE(shape[d] >= 0, "malformed DLPack tensor: size " << shape[d] << " at dimension " << d);
         KAEL_CHECK_VALUE(strides[d] >= 0, "DLPack tensors with negative strides are not supported");
-        extent += (shape[d] - 1) * strides[d] * itemsize;
+        if (shape[d] > 0) {
+            extent = detail::checked_add(
+                extent, detail::checked_mul(detail::checked_mul(shape[d] - 1, strides[d], "DLPack extent"), itemsize,
+                                            "DLPack extent"),
+                "DLPack extent");
+        }
     }
     auto* data = static_cast<std::byte*>(view.data) + view.byte_offset;
     KAEL_CHECK_VALUE(reinterpret_cast<std::uintptr_t>(data) % static_cast<std::uintptr_t>(itemsize) == 0,
                      "the DLPack tensor's data is not aligned to its " << itemsize << "-byte elements");
-    const std::int64_t nbytes = numel(shape) == 0 ? 0 : extent + itemsize;
-    if (PyCapsule_SetName(capsule.ptr(), kConsumed) != 0) {
-        throw py::error_already_set();
-    }
-    // From here the memory is kael's to release: the owner calls the producer's deleter
-    // once, when the last tensor over it dies, with the GIL (a Python producer's deleter
-    // drops references).
-    std::shared_ptr<void> owner(managed, [](void* held) {
-        auto* lent = static_cast<DLManagedTensor*>(held);
-        if (lent->deleter != nullptr && Py_IsInitialized() != 0) {
-            const py::gil_scoped_acquire gil;
-            lent->deleter(lent);
+    const std::int64_t nbytes = numel(shape) == 0 ? 0 : detail::checked_add(extent, itemsize, "DLPack extent");
+    // The loan calls the producer's deleter once, when the last tensor over the memory dies,
+    // with the GIL (a Python producer's deleter drops references); but only once it is armed,
+    // after the tensor exists and the capsule is renamed.
+    struct Loan {
+        explicit Loan(DLManagedTensor* lent) : managed(lent) {}
+        DLManagedTensor* managed;
+        bool armed = false;
+        Loan(const Loan&) = delete;
+        Loan& operator=(const Loan&) = delete;
+        ~Loan() {
+            if (armed && managed->deleter != nullptr && Py_IsInitialized() != 0) {
+                const py::gil_scoped_acquire gil;
+                managed->deleter(managed);
+            }
         }
-    });
+    };
+    auto loan = std::make_shared<Loan>(managed);
     auto impl = std::make_shared<TensorImpl>();
-    impl->storage = std::make_shared<Storage>(Storage::external(data, nbytes, std::move(owner)));
+    impl->storage = std::make_shared<Storage>(Storage::external(data, nbytes, loan));
     impl->shape = shape;
     impl->strides = strides;
     impl->dtype = dtype;
     impl->device = Device::CPU;
-    return Tensor::from_impl(std::move(impl));
+    Tensor tensor = Tensor::from_impl(std::move(impl));
+    if (PyCapsule_SetName(capsule.ptr(), kConsumed) != 0) {
+        throw py::error_already_set();
+    }
+    loan->armed = true;
+    return tensor;
 }
 
 }  // namespace
