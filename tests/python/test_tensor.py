@@ -118,3 +118,8 @@ def test_the_same_impl_comes_back_as_the_same_object():
     assert id(u) == before
     assert u.contiguous() is u  # already contiguous: the same impl
     assert u.view(3) is not u  # a view is a new impl
+
+
+def test_int_of_a_large_int64_is_exact():
+    big = 2**60 + 1
+    assert int(kael.tensor([big])) == big and kael.tensor(big).item() == big

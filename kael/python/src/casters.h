@@ -84,9 +84,11 @@ template <> struct type_caster<kael::Scalar> {
             return pybind11::bool_(scalar.as<bool>()).release();
         case kael::DType::I64:
             return pybind11::int_(scalar.as<std::int64_t>()).release();
-        default:
+        case kael::DType::F32:
+        case kael::DType::F64:
             return pybind11::float_(scalar.as<double>()).release();
         }
+        kael::detail::unreachable();
     }
 };
 

@@ -151,7 +151,8 @@ void bind_tensor(py::module_& m, py::class_<PyTensor>& tensor) {
         .def("__int__",
              [](const Tensor& t) {
                  check_single_element(t, "int()");
-                 return static_cast<std::int64_t>(t.item());
+                 // Exact for int64 (through double, 2^60 + 1 would round); floats truncate.
+                 return t.dtype() == DType::I64 ? t.item<std::int64_t>() : static_cast<std::int64_t>(t.item());
              })
         .def("__index__",
              [](const Tensor& t) {

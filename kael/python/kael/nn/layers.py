@@ -8,6 +8,7 @@ from . import init
 from .module import Module, Parameter
 
 
+# book-region: linear
 class Linear(Module):
     """y = x W^T + b, with W of shape [out_features, in_features]."""
 
@@ -28,6 +29,7 @@ class Linear(Module):
 
     def forward(self, x):
         return F.linear(x, self.weight, self.bias)
+    # end-book-region: linear
 
     def extra_repr(self):
         return f"in_features={self.in_features}, out_features={self.out_features}, bias={self.bias is not None}"

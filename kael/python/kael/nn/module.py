@@ -5,6 +5,7 @@ from .. import _kael
 from .._kael import Tensor
 
 
+# book-region: parameter
 class Parameter(Tensor):
     """A tensor a Module registers as a parameter: a leaf that requires grad, over the
     storage of `data` (as torch.nn.Parameter, it does not copy)."""
@@ -16,6 +17,7 @@ class Parameter(Tensor):
 
     def __repr__(self):
         return "Parameter containing:\n" + Tensor.__repr__(self)
+# end-book-region: parameter
 
 
 class Module:
@@ -29,6 +31,7 @@ class Module:
         object.__setattr__(self, "training", True)
 
     # ---- registration ------------------------------------------------------------------------
+    # book-region: registration
     def __setattr__(self, name, value):
         if "_parameters" not in self.__dict__:
             raise AttributeError("cannot assign to a Module's attributes before Module.__init__() is called")
@@ -49,6 +52,7 @@ class Module:
             if entries is not None and name in entries:
                 return entries[name]
         raise AttributeError(f"'{type(self).__name__}' object has no attribute '{name}'")
+    # end-book-region: registration
 
     def __delattr__(self, name):
         for table in (self._parameters, self._buffers, self._modules):
