@@ -58,7 +58,13 @@ void update_with_ops(Tensor& p, Tensor grad, Tensor& m, Tensor& v, std::optional
 // parameter, its gradient and both running means once, instead of ten passes over them
 // with three temporaries. Each line rounds where the tensor version rounds (the constants
 // are converted to T first, as PyTorch converts a Python float for a float32 tensor).
-template <typename T>
+//
+// AMSGrad is a template parameter, not a test inside the loop: GCC turned that test into
+// a masked vector load from max_v, which is null without AMSGrad, and a masked load whose
+// mask is all zeros at an invalid address is cheap on Intel but takes a microcode assist
+// on AMD's Zen cores: the step ran 24 times slower there (4.6 ms instead of 0.19 ms for
+// 400k floats). Two loops keep both paths plain vector code on every x86.
+template <typename T, bool amsgrad>
 void update_fused(T* p, const T* g, T* m, T* v, T* max_v, std::int64_t n, const AdamStep& c) {
     const T beta1 = static_cast<T>(c.beta1);
     const T beta2 = static_cast<T>(c.beta2);
@@ -81,7 +87,7 @@ void update_fused(T* p, const T* g, T* m, T* v, T* max_v, std::int64_t n, const 
         m[i] = m[i] * beta1 + one_minus_beta1 * grad;
         v[i] = v[i] * beta2 + one_minus_beta2 * (grad * grad);
         T second = v[i];
-        if (max_v != nullptr) {
+        if constexpr (amsgrad) {
             max_v[i] = std::max(max_v[i], v[i]);
             second = max_v[i];
         }
@@ -136,9 +142,14 @@ void Adam::step() {
                          std::sqrt(1 - std::pow(options_.beta2, t))};
         if (can_fuse(p, g)) {
             dispatch_floating(p.dtype(), "Adam", [&]<typename T>() {
-                update_fused<T>(p.data_ptr<T>(), g.data_ptr<T>(), state.exp_avg->data_ptr<T>(),
-                                state.exp_avg_sq->data_ptr<T>(),
-                                options_.amsgrad ? state.max_exp_avg_sq->data_ptr<T>() : nullptr, p.numel(), c);
+                T* const m = state.exp_avg->data_ptr<T>();
+                T* const v = state.exp_avg_sq->data_ptr<T>();
+                if (options_.amsgrad) {
+                    update_fused<T, true>(p.data_ptr<T>(), g.data_ptr<T>(), m, v,
+                                          state.max_exp_avg_sq->data_ptr<T>(), p.numel(), c);
+                } else {
+                    update_fused<T, false>(p.data_ptr<T>(), g.data_ptr<T>(), m, v, nullptr, p.numel(), c);
+                }
             });
             // The parameter changed without an operation that would count it: bump its
             // version so a graph that saved the old value refuses to use it.
