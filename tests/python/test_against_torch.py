@@ -96,3 +96,51 @@ def test_integer_and_bool_promotion_matches_torch():
         ky, ty = op(k), op(t)
         assert str(ky.dtype).replace("kael.", "") == str(ty.dtype).replace("torch.", "")
         assert ky.tolist() == ty.tolist()
+
+
+INDICES = [
+    (1,), (-1,), (slice(None), 2), (slice(1, None, 2),), (Ellipsis, 1), (None, 0), (0, None, slice(None, None, 3)),
+    (slice(None), slice(-3, None)), (1, slice(0, 0)), (slice(None), [0, 3, 3]), ([2, 0],),
+]
+
+
+@pytest.mark.parametrize("index", INDICES, ids=repr)
+def test_indexing_reads_what_torch_reads(index):
+    array = np.arange(4 * 5 * 6, dtype=np.float32).reshape(4, 5, 6)
+    k, t = kael.tensor(array), torch.from_numpy(array)
+    close(k[index], t[index])
+
+
+@pytest.mark.parametrize("index", INDICES, ids=repr)
+def test_assignment_writes_what_torch_writes(index):
+    k, t = kael.zeros(4, 5, 6), torch.zeros(4, 5, 6)
+    k[index] = 7
+    t[index] = 7
+    close(k, t)
+
+
+def test_mask_indexing_matches_torch():
+    array = np.random.default_rng(4).standard_normal((3, 4)).astype(np.float32)
+    k, t = kael.tensor(array), torch.from_numpy(array.copy())
+    close(k[k > 0], t[t > 0])
+    close(k[0][k[0] > 0], t[0][t[0] > 0])
+    k[k < 0] = 0
+    t[t < 0] = 0
+    close(k, t)
+
+
+@pytest.mark.parametrize("dims", [None, 0, 1, (0, 1), -1])
+@pytest.mark.parametrize("keepdim", [False, True])
+def test_reductions_over_dims_match_torch(dims, keepdim):
+    array = np.random.default_rng(5).standard_normal((3, 4)).astype(np.float32)
+    k, t = kael.tensor(array), torch.from_numpy(array)
+    if dims is None:
+        if keepdim:
+            pytest.skip("torch's sum() without dim takes no keepdim")
+        close(k.sum(), t.sum())
+        close(k.mean(), t.mean())
+        return
+    close(k.sum(dims, keepdim=keepdim), t.sum(dims, keepdim=keepdim))
+    close(k.mean(dims, keepdim=keepdim), t.mean(dims, keepdim=keepdim))
+    close(k.amax(dims, keepdim=keepdim), t.amax(dims, keepdim=keepdim))
+    close(k.var(dims, keepdim=keepdim), t.var(dims, keepdim=keepdim))

@@ -2,6 +2,9 @@
 /// \file
 /// \brief Every operation of chapter 05: include this one header to use them all.
 
+//> stage 12
+#include "kael/ops/attention.h"
+//< stage 12
 #include "kael/ops/binary.h"
 #include "kael/ops/compare.h"
 #include "kael/ops/indexing.h"

@@ -35,5 +35,17 @@ void manual_seed(std::uint64_t seed);
 /// Each element is 1 with probability p and 0 otherwise, in any dtype. Throws ValueError
 /// unless 0 <= p <= 1.
 [[nodiscard]] Tensor bernoulli(const Shape& shape, double p, DType dtype = DType::F32);
+//> stage 12
+
+/// `samples` indices for each row of `weights` ([K] gives [samples], [B, K] gives
+/// [B, samples]), each index drawn with probability proportional to its weight: the
+/// cumulative sums of the row, a uniform point in [0, total), and the first cumulative
+/// value above it (std::upper_bound). Without replacement a drawn index's weight is set to
+/// 0 for the row's later draws, so no index repeats. The result is I64 on weights' device
+/// (drawn on the host). ValueError unless weights has 1 or 2 dimensions with K >= 1, every
+/// weight is finite and non-negative with one positive per row, samples >= 1, and, without
+/// replacement, samples is at most the number of positive weights of every row.
+[[nodiscard]] Tensor multinomial(const Tensor& weights, std::int64_t samples, bool replacement = false);
+//< stage 12
 
 }  // namespace kael

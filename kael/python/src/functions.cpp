@@ -234,6 +234,29 @@ void bind_structure(py::module_& m, py::class_<PyTensor>& tensor) {
           py::arg("dim"));
 }
 
+//> stage 12
+// Chapter 11: drawing tokens, and the fused attention.
+void bind_generation(py::module_& m, py::class_<PyTensor>& tensor) {
+    both(m, tensor, "multinomial",
+         [](const Tensor& weights, std::int64_t samples, bool replacement) {
+             return kael::multinomial(weights, samples, replacement);
+         },
+         py::arg("num_samples"), py::arg("replacement") = false);
+    m.def("sample_next",
+          [](const Tensor& logits, double temperature, std::optional<std::int64_t> top_k, double top_p) {
+              return nn::sample_next(logits, {temperature, top_k, top_p});
+          },
+          py::arg("logits"), py::arg("temperature") = 1.0, py::arg("top_k") = py::none(), py::arg("top_p") = 1.0,
+          Release());
+    m.def("scaled_dot_product_attention",
+          [](const Tensor& q, const Tensor& k, const Tensor& v, bool is_causal, std::optional<double> scale) {
+              return kael::scaled_dot_product_attention(q, k, v, is_causal, scale);
+          },
+          py::arg("query"), py::arg("key"), py::arg("value"), py::arg("is_causal") = false,
+          py::arg("scale") = py::none(), Release());
+}
+//< stage 12
+
 void bind_in_place(py::class_<PyTensor>& tensor) {
     // Each returns self: the same impl, so the identity cache hands back the same object.
     tensor.def("add_", [](Tensor& t, const Tensor& o, Scalar alpha) { return t.add_(o, alpha); }, py::arg("other"),
@@ -266,6 +289,9 @@ void bind_functions(py::module_& m, py::class_<PyTensor>& tensor) {
     bind_reductions(m, tensor);
     bind_structure(m, tensor);
     bind_in_place(tensor);
+//> stage 12
+    bind_generation(m, tensor);
+//< stage 12
 }
 
 }  // namespace kael::python

@@ -2,7 +2,13 @@
 
 #include <algorithm>
 #include <cmath>
+//> stage 12
+#include <numeric>
+//< stage 12
 #include <random>
+//> stage 12
+#include <vector>
+//< stage 12
 
 #include "kael/factory.h"
 
@@ -78,5 +84,54 @@ Tensor bernoulli(const Shape& shape, double p, DType dtype) {
     });
     return t;
 }
+//> stage 12
+
+Tensor multinomial(const Tensor& weights, std::int64_t samples, bool replacement) {
+    KAEL_CHECK_VALUE(weights.dim() == 1 || weights.dim() == 2,
+                     "multinomial needs weights of 1 or 2 dimensions, got shape " << to_string(weights.shape()));
+    KAEL_CHECK_VALUE(weights.size(-1) >= 1, "multinomial needs at least one category, got shape "
+                                                << to_string(weights.shape()));
+    KAEL_CHECK_VALUE(samples >= 1, "multinomial needs a positive number of samples, got " << samples);
+    const std::int64_t rows = weights.dim() == 1 ? 1 : weights.size(0);
+    const std::int64_t categories = weights.size(-1);
+    // The weights in double on the host, one row after the other.
+    const Tensor host = weights.cpu().to(DType::F64).contiguous();
+    const double* all = host.data_ptr<double>();
+    Tensor picks = empty(weights.dim() == 1 ? Shape{samples} : Shape{rows, samples}, DType::I64);
+    std::int64_t* pick = picks.data_ptr<std::int64_t>();
+    std::uniform_real_distribution<double> uniform(0, 1);
+    std::vector<double> row(static_cast<std::size_t>(categories));
+    std::vector<double> cumulative(row.size());
+    for (std::int64_t r = 0; r < rows; ++r) {
+        std::copy_n(all + r * categories, categories, row.begin());
+        std::int64_t positive = 0;
+        for (const double w : row) {
+            KAEL_CHECK_VALUE(std::isfinite(w) && w >= 0,
+                             "multinomial needs finite, non-negative weights, got " << w << " in row " << r);
+            positive += w > 0 ? 1 : 0;
+        }
+        KAEL_CHECK_VALUE(positive > 0, "multinomial needs a positive weight in every row; row " << r << " has none");
+        KAEL_CHECK_VALUE(replacement || samples <= positive,
+                         "multinomial without replacement cannot draw " << samples << " samples from row " << r
+                                                                        << ", which has " << positive
+                                                                        << " positive weights");
+        for (std::int64_t s = 0; s < samples; ++s) {
+            std::partial_sum(row.begin(), row.end(), cumulative.begin());
+            const double point = uniform(global_generator()) * cumulative.back();
+            auto chosen = std::upper_bound(cumulative.begin(), cumulative.end(), point) - cumulative.begin();
+            // point < total, so some cumulative value lies above it, unless rounding put the
+            // point on the total itself: then the last positive weight is the one drawn.
+            while (chosen == categories || row[static_cast<std::size_t>(chosen)] == 0) {
+                --chosen;
+            }
+            pick[r * samples + s] = chosen;
+            if (!replacement) {
+                row[static_cast<std::size_t>(chosen)] = 0;
+            }
+        }
+    }
+    return picks.to(weights.device());
+}
+//< stage 12
 
 }  // namespace kael

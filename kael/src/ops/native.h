@@ -135,5 +135,23 @@ Tensor& neg_(Tensor& self);
 // gelu'(x) (order 1) or gelu''(x) (order 2) at every element, for the approximation named
 // as gelu() names it.
 Tensor gelu_derivative(const Tensor& x, std::string_view approximate, int order);
+//> stage 12
+
+// ---- attention (ops/attention.cpp) ------------------------------------------------------------
+// The forward's result and the probabilities its backward needs.
+struct AttentionForward {
+    Tensor out;
+    Tensor probabilities;  // softmax(q k^T * scale), 0 past the causal bound, contiguous
+};
+// The gradients of q, k and v.
+struct AttentionGrads {
+    Tensor q, k, v;
+};
+// The scale the caller gave, or 1 / sqrt(D).
+double attention_scale(const Tensor& q, std::optional<double> scale);
+AttentionForward attention_forward(const Tensor& q, const Tensor& k, const Tensor& v, bool is_causal, double scale);
+AttentionGrads attention_backward(const Tensor& grad, const Tensor& q, const Tensor& k, const Tensor& v,
+                                  const Tensor& probabilities, double scale);
+//< stage 12
 
 }  // namespace kael::native

@@ -1,6 +1,9 @@
 """kael.nn.functional: the operations of the nn layer as functions, PyTorch's names."""
 from .. import _kael
 from .._kael.nn.functional import cross_entropy, dropout, embedding, layer_norm, mse_loss, nll_loss  # noqa: F401
+#> stage 12
+from .._kael import scaled_dot_product_attention  # noqa: F401
+#< stage 12
 
 
 def linear(input, weight, bias=None):

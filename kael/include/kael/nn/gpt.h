@@ -1,0 +1,105 @@
+#pragma once
+/// \file
+/// \brief A GPT in the nn layer (chapter 11): token and position embeddings, pre-LayerNorm
+/// blocks of causal self-attention and a GELU MLP, a final LayerNorm, and a head tied to
+/// the token embedding, with GPT-2's names and initialisation.
+
+#include <cstdint>
+#include <memory>
+
+#include "kael/nn/activation.h"
+#include "kael/nn/container.h"
+#include "kael/nn/embedding.h"
+#include "kael/nn/layer_norm.h"
+#include "kael/nn/linear.h"
+#include "kael/nn/module.h"
+
+namespace kael::nn {
+
+/// The sizes of a GPT; the defaults are GPT-2 small's.
+struct GPTConfig {
+    std::int64_t vocab_size = 50257;
+    std::int64_t block_size = 1024;  ///< the longest context (positions)
+    std::int64_t n_layer = 12;
+    std::int64_t n_head = 12;
+    std::int64_t n_embd = 768;
+    double dropout = 0.0;  ///< on the embeddings and each residual branch, in training only
+    double layer_norm_epsilon = 1e-5;
+    bool fused_attention = true;  ///< scaled_dot_product_attention, else the composition
+};
+
+/// Multi-head causal self-attention: one Linear makes queries, keys and values for every
+/// head ([B, T, C] to three [B, H, T, C/H]), attention runs per head, and a second Linear
+/// mixes the heads' outputs back to [B, T, C].
+class CausalSelfAttention : public UnaryModule {
+public:
+    explicit CausalSelfAttention(const GPTConfig& config);
+    [[nodiscard]] Tensor forward(const Tensor& x) override;
+    [[nodiscard]] std::string name() const override { return "CausalSelfAttention"; }
+
+    std::shared_ptr<Linear> c_attn;  ///< C -> 3C: q, k and v side by side
+    std::shared_ptr<Linear> c_proj;  ///< C -> C, a residual projection
+
+private:
+    std::shared_ptr<Dropout> resid_dropout_;
+    std::int64_t n_head_;
+    bool fused_;
+};
+
+/// The block's feed-forward part: C -> 4C, GELU (the tanh form, as GPT-2), 4C -> C.
+class MLP : public UnaryModule {
+public:
+    explicit MLP(const GPTConfig& config);
+    [[nodiscard]] Tensor forward(const Tensor& x) override;
+    [[nodiscard]] std::string name() const override { return "MLP"; }
+
+    std::shared_ptr<Linear> c_fc;
+    std::shared_ptr<Linear> c_proj;  ///< a residual projection
+
+private:
+    std::shared_ptr<GELU> gelu_;
+    std::shared_ptr<Dropout> dropout_;
+};
+
+/// x + attn(ln_1(x)), then + mlp(ln_2(x)): each branch reads a normalised copy and adds
+/// to the unnormalised stream (pre-LayerNorm).
+class Block : public UnaryModule {
+public:
+    explicit Block(const GPTConfig& config);
+    [[nodiscard]] Tensor forward(const Tensor& x) override;
+    [[nodiscard]] std::string name() const override { return "Block"; }
+
+    std::shared_ptr<LayerNorm> ln_1;
+    std::shared_ptr<CausalSelfAttention> attn;
+    std::shared_ptr<LayerNorm> ln_2;
+    std::shared_ptr<MLP> mlp;
+};
+
+/// The model: logits [B, T, vocab_size] for int64 token indices [B, T] (T <= block_size).
+/// Initialised as GPT-2: every Linear and Embedding weight from N(0, 0.02), biases 0, and
+/// the residual projections (attn.c_proj, mlp.c_proj) from N(0, 0.02 / sqrt(2 n_layer)),
+/// so the residual stream's variance does not grow with depth. The head is wte's weight
+/// (tied), so it is one parameter, counted and trained once.
+class GPT : public UnaryModule {
+public:
+    explicit GPT(const GPTConfig& config);
+    [[nodiscard]] Tensor forward(const Tensor& indices) override;
+    [[nodiscard]] std::string name() const override { return "GPT"; }
+    [[nodiscard]] std::string extra_repr() const override;
+
+    /// The configuration it was built with.
+    [[nodiscard]] const GPTConfig& config() const noexcept { return config_; }
+    /// The number of parameters (the tied head once).
+    [[nodiscard]] std::int64_t num_parameters() const;
+
+    std::shared_ptr<Embedding> wte;  ///< token embedding, and the head
+    std::shared_ptr<Embedding> wpe;  ///< position embedding
+    std::shared_ptr<Sequential> h;   ///< the blocks, named h.0, h.1, ...
+    std::shared_ptr<LayerNorm> ln_f;
+
+private:
+    GPTConfig config_;
+    std::shared_ptr<Dropout> drop_;
+};
+
+}  // namespace kael::nn
