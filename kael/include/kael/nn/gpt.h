@@ -18,13 +18,13 @@ namespace kael::nn {
 
 /// The sizes of a GPT; the defaults are GPT-2 small's.
 struct GPTConfig {
-    std::int64_t vocab_size = 50257;
-    std::int64_t block_size = 1024;  ///< the longest context (positions)
-    std::int64_t n_layer = 12;
-    std::int64_t n_head = 12;
-    std::int64_t n_embd = 768;
+    std::int64_t vocab_size = 50257;  ///< the number of tokens
+    std::int64_t block_size = 1024;   ///< the longest context (positions)
+    std::int64_t n_layer = 12;        ///< the number of blocks
+    std::int64_t n_head = 12;         ///< attention heads per block
+    std::int64_t n_embd = 768;        ///< the width of the residual stream (divisible by n_head)
     double dropout = 0.0;  ///< on the embeddings and each residual branch, in training only
-    double layer_norm_epsilon = 1e-5;
+    double layer_norm_epsilon = 1e-5;  ///< every LayerNorm's eps
     bool fused_attention = true;  ///< scaled_dot_product_attention, else the composition
 };
 
@@ -33,7 +33,9 @@ struct GPTConfig {
 /// mixes the heads' outputs back to [B, T, C].
 class CausalSelfAttention : public UnaryModule {
 public:
+    /// The layers of one block's attention, for `config`'s sizes.
     explicit CausalSelfAttention(const GPTConfig& config);
+    /// [B, T, C] to [B, T, C]; position t mixes the values of positions 0 .. t.
     [[nodiscard]] Tensor forward(const Tensor& x) override;
     [[nodiscard]] std::string name() const override { return "CausalSelfAttention"; }
 
@@ -49,12 +51,14 @@ private:
 /// The block's feed-forward part: C -> 4C, GELU (the tanh form, as GPT-2), 4C -> C.
 class MLP : public UnaryModule {
 public:
+    /// The two layers for `config`'s width.
     explicit MLP(const GPTConfig& config);
+    /// c_proj(gelu(c_fc(x))), then dropout.
     [[nodiscard]] Tensor forward(const Tensor& x) override;
     [[nodiscard]] std::string name() const override { return "MLP"; }
 
-    std::shared_ptr<Linear> c_fc;
-    std::shared_ptr<Linear> c_proj;  ///< a residual projection
+    std::shared_ptr<Linear> c_fc;    ///< C -> 4C
+    std::shared_ptr<Linear> c_proj;  ///< 4C -> C, a residual projection
 
 private:
     std::shared_ptr<GELU> gelu_;
@@ -65,14 +69,16 @@ private:
 /// to the unnormalised stream (pre-LayerNorm).
 class Block : public UnaryModule {
 public:
+    /// One block for `config`'s sizes.
     explicit Block(const GPTConfig& config);
+    /// [B, T, C] to [B, T, C].
     [[nodiscard]] Tensor forward(const Tensor& x) override;
     [[nodiscard]] std::string name() const override { return "Block"; }
 
-    std::shared_ptr<LayerNorm> ln_1;
-    std::shared_ptr<CausalSelfAttention> attn;
-    std::shared_ptr<LayerNorm> ln_2;
-    std::shared_ptr<MLP> mlp;
+    std::shared_ptr<LayerNorm> ln_1;            ///< before the attention
+    std::shared_ptr<CausalSelfAttention> attn;  ///< the attention branch
+    std::shared_ptr<LayerNorm> ln_2;            ///< before the MLP
+    std::shared_ptr<MLP> mlp;                   ///< the MLP branch
 };
 
 /// The model: logits [B, T, vocab_size] for int64 token indices [B, T] (T <= block_size).
@@ -82,7 +88,10 @@ public:
 /// (tied), so it is one parameter, counted and trained once.
 class GPT : public UnaryModule {
 public:
+    /// A model of `config`'s sizes, initialised as GPT-2. ValueError for sizes that are not
+    /// positive, n_embd not divisible by n_head, or dropout outside [0, 1).
     explicit GPT(const GPTConfig& config);
+    /// Logits [B, T, vocab_size] for indices [B, T]; ValueError past block_size.
     [[nodiscard]] Tensor forward(const Tensor& indices) override;
     [[nodiscard]] std::string name() const override { return "GPT"; }
     [[nodiscard]] std::string extra_repr() const override;
@@ -95,7 +104,7 @@ public:
     std::shared_ptr<Embedding> wte;  ///< token embedding, and the head
     std::shared_ptr<Embedding> wpe;  ///< position embedding
     std::shared_ptr<Sequential> h;   ///< the blocks, named h.0, h.1, ...
-    std::shared_ptr<LayerNorm> ln_f;
+    std::shared_ptr<LayerNorm> ln_f;  ///< the final LayerNorm, before the head
 
 private:
     GPTConfig config_;
