@@ -22,6 +22,13 @@ Tensor gelu_derivative(const Tensor& x, std::string_view approximate, int order)
         return detail::device_unary<detail::Dtypes::Floating>(op, x, x.dtype(), "gelu_backward");
     }
 //< stage 10
+//> stage 12
+    if (tanh_form && !second && x.dtype() == DType::F32) {  // the GPT's hot path: see gelu.h
+        return detail::unary_kernel<detail::Dtypes::Floating>(x, x.dtype(), "gelu_backward", []<typename T>() {
+            return [](T v) { return static_cast<T>(detail::gelu_tanh_derivative_fast(static_cast<float>(v))); };
+        });
+    }
+//< stage 12
     return detail::unary_kernel<detail::Dtypes::Floating>(x, x.dtype(), "gelu_backward", [=]<typename T>() {
         return [=](T v) {
             if (tanh_form) {
