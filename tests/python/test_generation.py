@@ -48,3 +48,24 @@ def test_fused_attention_matches_torch(causal, queries, keys):
     (to * torch.from_numpy(weights)).sum().backward()
     for k, t in [(kq, tq), (kk, tk), (kv, tv)]:
         np.testing.assert_allclose(k.grad.numpy(), t.grad.numpy(), rtol=1e-4, atol=1e-5)
+
+
+def test_the_gpt_trains_and_samples_from_python():
+    kael.manual_seed(0)
+    model = kael.nn.GPT(vocab_size=9, block_size=8, n_layer=1, n_head=2, n_embd=16)
+    optimizer = kael.optim.AdamW(model.parameters(), lr=1e-2)
+    data = kael.arange(9, dtype=kael.int64).view(1, 9)
+    x, y = data[:, :8], data[:, 1:]
+    losses = []
+    for _ in range(40):
+        loss = kael.nn.functional.cross_entropy(model(x).view(8, 9), y.reshape(8))
+        optimizer.zero_grad()
+        loss.backward()
+        optimizer.step()
+        losses.append(loss.item())
+    assert losses[-1] < 0.2 * losses[0]
+    model.eval()
+    with kael.no_grad():
+        next_token = kael.sample_next(model(x[:, :3])[0, -1], temperature=0)
+    assert next_token.item() == 3  # it learned to count
+    assert "h.0.attn.c_attn.weight" in model.state_dict()

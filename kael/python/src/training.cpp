@@ -167,12 +167,57 @@ void bind_functional(py::module_& m) {
                    py::arg("input"), py::arg("weight"));
 }
 
+//> stage 12
+// Chapter 11's GPT, the C++ module as it is: its parameters are the tensors the C++ model
+// computes with, so kael.optim trains it from Python.
+void bind_gpt(py::module_& m) {
+    py::class_<nn::GPT, std::shared_ptr<nn::GPT>>(m, "GPT")
+        .def(py::init([](std::int64_t vocab_size, std::int64_t block_size, std::int64_t n_layer, std::int64_t n_head,
+                         std::int64_t n_embd, double dropout, bool fused_attention) {
+                 return std::make_shared<nn::GPT>(nn::GPTConfig{vocab_size, block_size, n_layer, n_head, n_embd,
+                                                                dropout, 1e-5, fused_attention});
+             }),
+             py::arg("vocab_size"), py::arg("block_size"), py::arg("n_layer"), py::arg("n_head"), py::arg("n_embd"),
+             py::arg("dropout") = 0.0, py::arg("fused_attention") = true)
+        .def("__call__", [](nn::GPT& model, const Tensor& indices) { return model(indices); }, py::arg("indices"),
+             Release())
+        .def("forward", [](nn::GPT& model, const Tensor& indices) { return model(indices); }, py::arg("indices"),
+             Release())
+        .def("parameters", [](const nn::GPT& model) { return model.parameters(); })
+        .def("named_parameters", [](const nn::GPT& model) { return model.named_parameters(); })
+        .def("num_parameters", &nn::GPT::num_parameters)
+        .def("train", [](nn::GPT& model, bool on) { model.train(on); }, py::arg("mode") = true)
+        .def("eval", [](nn::GPT& model) { model.eval(); })
+        .def("to", [](nn::GPT& model, Device device) { model.to(device); }, py::arg("device"))
+        .def("state_dict",
+             [](const nn::GPT& model) {
+                 py::dict state;
+                 for (const auto& [name, tensor] : model.state_dict()) {
+                     state[py::str(name)] = tensor;
+                 }
+                 return state;
+             })
+        .def("load_state_dict",
+             [](nn::GPT& model, const py::dict& state) {
+                 nn::StateDict dict;
+                 for (const auto& [name, tensor] : state) {
+                     dict.insert(py::str(name), tensor.cast<Tensor>());
+                 }
+                 model.load_state_dict(dict);
+             },
+             py::arg("state_dict"));
+}
+//< stage 12
+
 }  // namespace
 
 void bind_training(py::module_& m) {
     py::module_ nn_module = m.def_submodule("nn", "the C++ half of kael.nn");
     bind_init(nn_module);
     bind_functional(nn_module);
+//> stage 12
+    bind_gpt(nn_module);
+//< stage 12
     bind_optimizers(m);
 }
 

@@ -8,6 +8,9 @@ from . import functional, init, utils
 from .layers import (GELU, Dropout, Embedding, LayerNorm, Linear, ModuleList, ReLU, Sequential, Sigmoid, SiLU,
                      Tanh, CrossEntropyLoss, MSELoss)
 from .module import Module, Parameter
+#> stage 12
+from .._kael.nn import GPT  # noqa: F401  (the C++ model of chapter 11)
+#< stage 12
 
 __all__ = ["functional", "init", "utils", "Module", "Parameter", "Linear", "Embedding", "LayerNorm", "Dropout",
            "ReLU", "GELU", "SiLU", "Tanh", "Sigmoid", "Sequential", "ModuleList", "CrossEntropyLoss", "MSELoss"]
