@@ -13,7 +13,9 @@
 // loss; every step it writes the training loss to <out>/char_gpt_loss.csv. The checkpoint
 // (<out>/char_gpt.safetensors: the model, AdamW's state, the step and the vocabulary)
 // resumes bit for bit: the batches of step s are drawn from a generator seeded by
-// (seed, s), so a resumed run draws what an uninterrupted one would have. At the end it
+// (seed, s), so a resumed run draws what an uninterrupted one would have (with dropout 0,
+// the default: dropout draws from the global generator, which the checkpoint does not
+// hold; and the learning rate is the checkpoint's). At the end it
 // samples --sample-chars characters after --prompt. Exit status 77 when --data is missing.
 #include <algorithm>
 #include <chrono>
@@ -22,6 +24,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <iomanip>
 #include <iostream>
 #include <map>
 #include <optional>
@@ -309,10 +312,14 @@ int main(int argc, char** argv) try {
     if (!o.resume) {
         curve << "step,train_loss,val_loss\n";
     }
+    // 9 significant digits print every float32 loss exactly, so two runs' curves compare bit
+    // for bit as text.
+    curve << std::setprecision(9);
     const std::int64_t tokens_per_step = o.batch_size * o.block_size;
-    ProgressBar progress(o.steps, tokens_per_step);
-    const auto start = std::chrono::steady_clock::now();
     const std::int64_t first_step = step;
+    ProgressBar progress(std::max<std::int64_t>(o.steps - first_step, 1), tokens_per_step);
+    const auto start = std::chrono::steady_clock::now();
+    // book-region: training-loop
     double last_val = 0;
     for (; step < o.steps; ++step) {
         std::mt19937_64 rng(o.seed * 1000003ULL + static_cast<std::uint64_t>(step));
@@ -323,7 +330,7 @@ int main(int argc, char** argv) try {
         kael::nn::clip_grad_norm_(model.parameters(), 1.0);
         optimizer.step();
         const double value = loss.item();
-        progress.update(step + 1, value);
+        progress.update(step + 1 - first_step, value);
         curve << step + 1 << ',' << value << ',';
         if ((step + 1) % o.eval_every == 0 || step + 1 == o.steps) {
             last_val = validation_loss(model, validation, o);
@@ -337,6 +344,7 @@ int main(int argc, char** argv) try {
             save_checkpoint(o.out / "char_gpt.safetensors", model, optimizer, step + 1, vocabulary);
         }
     }
+    // end-book-region: training-loop
     const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     if (step > first_step) {
         std::printf("training: %lld steps in %.1f s, %.0f tokens/s\n", static_cast<long long>(step - first_step),

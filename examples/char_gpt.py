@@ -31,6 +31,7 @@ class Block(nn.Module):
         self.c_fc = nn.Linear(width, 4 * width)
         self.mlp_proj = nn.Linear(4 * width, width)
 
+    # book-region: attention
     def attention(self, x):
         b, t, c = x.shape
         q, k, v = self.c_attn(x).split(c, dim=2)
@@ -39,6 +40,7 @@ class Block(nn.Module):
         mask = torch.ones(t, t, dtype=torch.bool).tril()
         y = scores.masked_fill(~mask, float("-inf")).softmax(-1) @ v
         return self.attn_proj(y.transpose(1, 2).reshape(b, t, c))
+    # end-book-region: attention
 
     def forward(self, x):
         x = x + self.attention(self.ln_1(x))
@@ -52,6 +54,7 @@ class GPT(nn.Module):
         self.wpe = nn.Embedding(block, width)
         self.h = nn.ModuleList(Block(width, heads) for _ in range(layers))
         self.ln_f = nn.LayerNorm(width)
+        # book-region: init
         for name, p in self.named_parameters():
             if name.endswith("proj.weight"):
                 nn.init.normal_(p, 0.0, 0.02 / math.sqrt(2 * layers))
@@ -59,6 +62,7 @@ class GPT(nn.Module):
                 nn.init.normal_(p, 0.0, 0.02)
             elif name.endswith("bias") and "ln" not in name:
                 nn.init.zeros_(p)
+        # end-book-region: init
 
     def forward(self, idx):
         x = self.wte(idx) + self.wpe(torch.arange(idx.shape[1]))
