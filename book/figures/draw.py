@@ -43,6 +43,10 @@ Where the numbers come from:
   bucket rule of chapter 08 (multiples of 512 up to 64 KiB, powers of two above); every row
   of the section "table" of book/examples/ch08_buckets.cpp, which detail::block_capacity
   printed, is checked against that rule and marked on the curve.
+- char_gpt_loss.svg: the training loss of every step of the recorded character-level GPT
+  run, examples/results/char_gpt_loss.csv, with a 50-step moving average, and the
+  validation losses that examples/char_gpt.cpp and examples/char_gpt.py printed every 200
+  steps (their logs), which examples/record_char_gpt.sh records.
 
 A section or a line that is missing or does not parse stops the script with an error that
 names it: a figure is never drawn from stale or invented numbers.
@@ -559,6 +563,52 @@ def draw_loss_curve(target: pathlib.Path) -> str:
 
 
 # ---------------------------------------------------------------------------------------
+# char_gpt_loss.svg: the recorded character-level GPT runs of chapter 11
+
+
+def read_validation(path: pathlib.Path) -> tuple[list[int], list[float]]:
+    """(step, validation loss) of every evaluation line of a char_gpt log."""
+    if not path.exists():
+        raise FigureError(f"{path.relative_to(ROOT)} is missing: run examples/record_char_gpt.sh")
+    found = re.findall(r"^step +(\d+) +train loss [\d.]+ +validation loss ([\d.]+)$",
+                       path.read_text(encoding="utf-8"), re.M)
+    if not found:
+        raise FigureError(f"{path.relative_to(ROOT)}: no evaluation lines")
+    return [int(step) for step, _ in found], [float(loss) for _, loss in found]
+
+
+def draw_char_gpt_curve(target: pathlib.Path) -> str:
+    results = ROOT / "examples" / "results"
+    csv = results / "char_gpt_loss.csv"
+    if not csv.exists():
+        raise FigureError(f"{csv.relative_to(ROOT)} is missing: run examples/record_char_gpt.sh")
+    lines = csv.read_text(encoding="utf-8").splitlines()
+    if not lines or lines[0] != "step,train_loss,val_loss":
+        raise FigureError(f"{csv.relative_to(ROOT)}: the header is not step,train_loss,val_loss")
+    rows = [line.split(",") for line in lines[1:]]
+    steps = [int(r[0]) for r in rows]
+    train = [float(r[1]) for r in rows]
+    fig, ax = plt.subplots(figsize=(8, 3.4))
+    ax.plot(steps, train, color=INDIGO, alpha=0.2, linewidth=0.5)
+    ax.plot(steps, moving_average(train, 50), color=INDIGO, linewidth=1.4, label="kael, training (50-step mean)")
+    for name, colour, log in (("kael", INDIGO, "char_gpt_kael.log"), ("PyTorch", ORANGE, "char_gpt_torch.log")):
+        at, loss = read_validation(results / log)
+        ax.plot(at, loss, color=colour, marker="o", markersize=4, linewidth=1.2, linestyle="--",
+                label=f"{name}, validation: {loss[-1]:.4f} at step {at[-1]}")
+    ax.set_xlabel("step")
+    ax.set_ylabel("loss (cross entropy, nats per character)")
+    ax.legend(frameon=False, fontsize=8)
+    for side in ("top", "right"):
+        ax.spines[side].set_visible(False)
+    summary = (results / "char_gpt_summary.md").read_text(encoding="utf-8")
+    date = re.search(r"Recorded on (\S+)", summary)
+    ax.set_title(f"examples/results, recorded {date.group(1) if date else 'on an unknown date'}", fontsize=9,
+                 loc="left", color=GREY)
+    fig.tight_layout()
+    return finish(fig, target, "char_gpt_loss.svg")
+
+
+# ---------------------------------------------------------------------------------------
 # bucket_waste.svg: how much of each block the caching allocator's rounding leaves unused
 
 
@@ -768,7 +818,8 @@ def main(argv: list[str]) -> int:
         drawn = [draw_strides(outputs, target), draw_broadcast(outputs, target),
                  draw_coalescing(outputs, target), draw_benchmarks(target),
                  draw_autograd_graph(outputs, target), draw_loss_curve(target),
-                 draw_bucket_waste(outputs, target), draw_allocator_benchmarks(target)]
+                 draw_bucket_waste(outputs, target), draw_allocator_benchmarks(target),
+                 draw_char_gpt_curve(target)]
     except FigureError as error:
         print(f"figures: {error}", file=sys.stderr)
         return 1
