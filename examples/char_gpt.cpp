@@ -103,11 +103,11 @@ std::vector<std::uint32_t> decode_utf8(const std::string& bytes) {
         const auto lead = static_cast<unsigned char>(bytes[i]);
         const std::size_t length = lead < 0x80 ? 1 : (lead >> 5) == 0x6 ? 2 : (lead >> 4) == 0xE ? 3 : (lead >> 3) == 0x1E ? 4 : 0;
         KAEL_CHECK_VALUE(length > 0 && i + length <= bytes.size(), "the text is not valid UTF-8 at byte " << i);
-        std::uint32_t point = length == 1 ? lead : lead & (0x7F >> length);
+        std::uint32_t point = length == 1 ? lead : static_cast<std::uint32_t>(lead & (0x7F >> length));
         for (std::size_t k = 1; k < length; ++k) {
             const auto next = static_cast<unsigned char>(bytes[i + k]);
             KAEL_CHECK_VALUE((next >> 6) == 0x2, "the text is not valid UTF-8 at byte " << i + k);
-            point = (point << 6) | (next & 0x3F);
+            point = (point << 6) | static_cast<std::uint32_t>(next & 0x3F);
         }
         const std::uint32_t smallest[] = {0, 0, 0x80, 0x800, 0x10000};
         KAEL_CHECK_VALUE(point >= smallest[length] && point <= 0x10FFFF && (point < 0xD800 || point > 0xDFFF),

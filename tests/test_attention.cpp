@@ -30,7 +30,7 @@ std::vector<Tensor> gradients(const Tensor& q, const Tensor& k, const Tensor& v,
     const Tensor out = fused ? kael::scaled_dot_product_attention(lq, lk, lv, causal)
                              : kael::nn::attention_composed(lq, lk, lv, causal);
     kael::manual_seed(3);
-    kael::sum(kael::mul(out, kael::randn(out.shape(), out.dtype()))).backward();
+    kael::sum(kael::mul(out, kael::randn(out.shape(), out.dtype()).to(out.device()))).backward();
     return {out.detach(), *lq.grad(), *lk.grad(), *lv.grad()};
 }
 
@@ -127,6 +127,22 @@ TEST(Attention, TheFusedBackwardRefusesToBeDifferentiatedAgain) {
     const Tensor composed = kael::sum(kael::nn::attention_composed(q, k, v, true));
     const auto first = kael::autograd::grad({composed}, {q}, {}, std::nullopt, true);
     EXPECT_NO_THROW((void)kael::autograd::grad({kael::sum(*first[0])}, {k}));
+}
+
+TEST(CudaAttention, TheFusedOperationRunsOnTheDeviceAsOnTheHost) {
+    if (!kael::cuda_is_available()) {
+        GTEST_SKIP() << "no CUDA device";
+    }
+    kael::manual_seed(7);
+    for (const bool causal : {false, true}) {
+        const Operands x = random_operands(5, 7);
+        const std::vector<Tensor> host = gradients(x.q, x.k, x.v, true, causal);
+        const std::vector<Tensor> device = gradients(x.q.cuda(), x.k.cuda(), x.v.cuda(), true, causal);
+        for (std::size_t i = 0; i < host.size(); ++i) {
+            EXPECT_EQ(device[i].device(), kael::Device::CUDA);
+            EXPECT_TRUE(kael::allclose(device[i].cpu(), host[i], 1e-4, 1e-5)) << "causal " << causal << " tensor " << i;
+        }
+    }
 }
 
 }  // namespace

@@ -13,6 +13,7 @@
 
 #include "kernels/cpu/elementwise.h"
 #include "kernels/cpu/fast_exp.h"
+#include "kael/factory.h"
 
 namespace kael::native {
 namespace {
@@ -92,6 +93,17 @@ double attention_scale(const Tensor& q, std::optional<double> scale) {
 
 AttentionForward attention_forward(const Tensor& q, const Tensor& k, const Tensor& v, bool is_causal, double scale) {
     check_attention_operands(q, k, v);
+    if (q.device() != Device::CPU) {
+        // The device has no fused row kernel for attention yet: the same arithmetic from its
+        // row and element-wise kernels, the causal mask as a [T, S] tensor.
+        Tensor scores = native::mul(native::matmul(q, k.mT()), scale);
+        if (is_causal) {
+            const Tensor keep = native::tril(ones({q.size(-2), k.size(-2)}, DType::Bool, q.device()), 0);
+            scores = native::where(keep, scores, scalar(-std::numeric_limits<double>::infinity(), scores.dtype()));
+        }
+        const Tensor probabilities = native::softmax(scores, -1);
+        return {native::matmul(probabilities, v), probabilities};
+    }
     Tensor probabilities = native::matmul(q, k.mT()).contiguous();
     const std::int64_t queries = q.size(-2);
     const std::int64_t keys = k.size(-2);
@@ -105,6 +117,12 @@ AttentionForward attention_forward(const Tensor& q, const Tensor& k, const Tenso
 AttentionGrads attention_backward(const Tensor& grad, const Tensor& q, const Tensor& k, const Tensor& v,
                                   const Tensor& probabilities, double scale) {
     const Tensor grad_v = native::matmul(probabilities.mT(), grad);
+    if (q.device() != Device::CPU) {  // as attention_forward: the formula from the device's kernels
+        const Tensor grad_p = native::matmul(grad, v.mT());
+        const Tensor row_sums = native::sum(native::mul(probabilities, grad_p), {-1}, true);
+        const Tensor grad_scores = native::mul(native::mul(probabilities, native::sub(grad_p, row_sums, 1)), scale);
+        return {native::matmul(grad_scores, k), native::matmul(grad_scores.mT(), q), grad_v};
+    }
     Tensor grad_scores = native::matmul(grad, v.mT()).contiguous();
     const std::int64_t keys = k.size(-2);
     const std::int64_t rows = keys == 0 ? 0 : grad_scores.numel() / keys;
