@@ -11,6 +11,7 @@
 #include <utility>
 #include <vector>
 
+#include "cuda_helpers.h"
 #include "kael/kael.h"
 
 namespace {
@@ -20,22 +21,8 @@ using kael::DType;
 using kael::Tensor;
 using kael::autograd::NoGradGuard;
 
-#define KAEL_REQUIRE_GPU()                                                                    \
-    do {                                                                                      \
-        if (!kael::cuda_is_available()) {                                                     \
-            GTEST_SKIP() << "no CUDA device";                                                 \
-        }                                                                                     \
-    } while (false)
-
-// The message of the kael::Error that `f` throws, or "no error".
-template <typename F> std::string error_of(F&& f) {
-    try {
-        f();
-    } catch (const kael::Error& error) {
-        return error.what();
-    }
-    return "no error";
-}
+using kael::testing::error_of;
+using kael::testing::expect_matches_cpu;
 
 // Same shape, dtype and values, NaN equal to NaN: what a copy must preserve exactly.
 bool same(const Tensor& a, const Tensor& b) {
@@ -163,18 +150,6 @@ TEST(CudaAllocator, OutOfMemoryIsATypedErrorAndLeavesTheDeviceUsable) {
 }
 
 // ---- element-wise operations on a device ------------------------------------------------
-
-// `device_result` computed on the GPU equals `host_result` from the CPU: same shape and
-// dtype, on the device, values within float32 rounding (the device may fuse a multiply
-// and an add into one FMA, which rounds once instead of twice).
-void expect_matches_cpu(const Tensor& device_result, const Tensor& host_result, const std::string& what) {
-    EXPECT_EQ(device_result.device(), Device::CUDA) << what;
-    EXPECT_EQ(device_result.shape(), host_result.shape()) << what;
-    EXPECT_EQ(device_result.dtype(), host_result.dtype()) << what;
-    EXPECT_TRUE(kael::allclose(device_result.cpu().to(DType::F64), host_result.to(DType::F64), 1e-6, 1e-6,
-                               /*equal_nan=*/true))
-        << what;
-}
 
 // Operand pairs in the layouts the iterator distinguishes: contiguous, transposed,
 // broadcast against each other, and a strided slice.

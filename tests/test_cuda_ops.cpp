@@ -13,6 +13,7 @@
 #include <utility>
 #include <vector>
 
+#include "cuda_helpers.h"
 #include "kael/kael.h"
 
 namespace {
@@ -21,36 +22,11 @@ using kael::Device;
 using kael::DType;
 using kael::Tensor;
 
-#define KAEL_REQUIRE_GPU()                                                                    \
-    do {                                                                                      \
-        if (!kael::cuda_is_available()) {                                                     \
-            GTEST_SKIP() << "no CUDA device";                                                 \
-        }                                                                                     \
-    } while (false)
+using kael::testing::error_of;
+using kael::testing::expect_matches_cpu;
 
 constexpr double kInf = std::numeric_limits<double>::infinity();
 constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
-
-// The device result lives on the device and agrees with the host's in shape, dtype and
-// values (NaN equal to NaN). Floating sums may add in another order: `tolerance` is relative.
-void expect_matches_cpu(const Tensor& device_result, const Tensor& host_result, const std::string& what,
-                        double tolerance = 1e-6) {
-    EXPECT_EQ(device_result.device(), Device::CUDA) << what;
-    ASSERT_EQ(device_result.shape(), host_result.shape()) << what;
-    EXPECT_EQ(device_result.dtype(), host_result.dtype()) << what;
-    EXPECT_TRUE(kael::allclose(device_result.cpu().to(DType::F64), host_result.to(DType::F64), tolerance, tolerance,
-                               /*equal_nan=*/true))
-        << what << "\ndevice:\n" << device_result.cpu() << "\nhost:\n" << host_result;
-}
-
-template <typename F> std::string error_of(F&& f) {
-    try {
-        f();
-    } catch (const kael::Error& error) {
-        return error.what();
-    }
-    return "no error";
-}
 
 // Float values with the awkward ones mixed in: NaN, both infinities, signed zeros, halves.
 Tensor awkward_values() {

@@ -17,7 +17,7 @@
 
 #include "bindings.h"
 #include "casters.h"
-#include "kael/checked_math.h"
+#include "external.h"
 
 namespace kael::python {
 namespace py = pybind11;
@@ -112,21 +112,13 @@ Tensor from_dlpack(const py::object& source) {
                      "malformed DLPack tensor: ndim " << view.ndim << (view.shape == nullptr ? " without a shape" : ""));
     Shape shape(view.shape, view.shape + view.ndim);
     Strides strides = view.strides != nullptr ? Strides(view.strides, view.strides + view.ndim) : contiguous_strides(shape);
-    std::int64_t extent = 0;  // bytes from the first element to the start of the last
     for (std::size_t d = 0; d < shape.size(); ++d) {
         KAEL_CHECK_VALUE(shape[d] >= 0, "malformed DLPack tensor: size " << shape[d] << " at dimension " << d);
         KAEL_CHECK_VALUE(strides[d] >= 0, "DLPack tensors with negative strides are not supported");
-        if (shape[d] > 0) {
-            extent = detail::checked_add(
-                extent, detail::checked_mul(detail::checked_mul(shape[d] - 1, strides[d], "DLPack extent"), itemsize,
-                                            "DLPack extent"),
-                "DLPack extent");
-        }
     }
     auto* data = static_cast<std::byte*>(view.data) + view.byte_offset;
     KAEL_CHECK_VALUE(reinterpret_cast<std::uintptr_t>(data) % static_cast<std::uintptr_t>(itemsize) == 0,
                      "the DLPack tensor's data is not aligned to its " << itemsize << "-byte elements");
-    const std::int64_t nbytes = numel(shape) == 0 ? 0 : detail::checked_add(extent, itemsize, "DLPack extent");
     // The loan calls the producer's deleter once, when the last tensor over the memory dies,
     // with the GIL (a Python producer's deleter drops references); but only once it is armed,
     // after the tensor exists and the capsule is renamed.
@@ -144,13 +136,7 @@ Tensor from_dlpack(const py::object& source) {
         }
     };
     auto loan = std::make_shared<Loan>(managed);
-    auto impl = std::make_shared<TensorImpl>();
-    impl->storage = std::make_shared<Storage>(Storage::external(data, nbytes, loan));
-    impl->shape = shape;
-    impl->strides = strides;
-    impl->dtype = dtype;
-    impl->device = Device::CPU;
-    Tensor tensor = Tensor::from_impl(std::move(impl));
+    Tensor tensor = external_tensor(data, shape, strides, dtype, loan);
     if (PyCapsule_SetName(capsule.ptr(), kConsumed) != 0) {
         throw py::error_already_set();
     }

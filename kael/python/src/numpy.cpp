@@ -14,6 +14,7 @@
 
 #include "bindings.h"
 #include "casters.h"
+#include "external.h"
 
 namespace kael::python {
 namespace py = pybind11;
@@ -76,14 +77,13 @@ py::array to_numpy(const py::object& self) {
 Tensor from_numpy(const py::object& object) {
     KAEL_CHECK_TYPE(py::isinstance<py::array>(object),
                     "expected np.ndarray (got " << std::string(py::str(py::type::of(object).attr("__name__"))) << ")");
-    const auto array = py::reinterpret_borrow<py::array>(object);
+    auto array = py::reinterpret_borrow<py::array>(object);
     const DType dtype = kael_dtype(array);
     const std::int64_t itemsize = element_size(dtype);
     KAEL_CHECK_VALUE(array.writeable(), "the NumPy array is read-only, and a tensor over it would let writes "
                                         "through; pass a.copy(), or kael.tensor(a) to copy it");
     Shape shape;
     Strides strides;
-    std::int64_t extent = 0;  // the bytes from the first element to the end of the last
     for (py::ssize_t d = 0; d < array.ndim(); ++d) {
         const auto stride = static_cast<std::int64_t>(array.strides(d));
         KAEL_CHECK_VALUE(stride >= 0, "At least one stride in the given numpy array is negative, and tensors with "
@@ -92,12 +92,10 @@ Tensor from_numpy(const py::object& object) {
                                                                    "size " << itemsize << "; pass a.copy()");
         shape.push_back(static_cast<std::int64_t>(array.shape(d)));
         strides.push_back(stride / itemsize);
-        extent += (shape.back() - 1) * stride;
     }
-    const auto* data = static_cast<const std::byte*>(array.data());
+    auto* data = static_cast<std::byte*>(array.mutable_data());
     KAEL_CHECK_VALUE(reinterpret_cast<std::uintptr_t>(data) % static_cast<std::uintptr_t>(itemsize) == 0,
                      "the NumPy array's data is not aligned to its " << itemsize << "-byte elements; pass a.copy()");
-    const std::int64_t nbytes = array.size() == 0 ? 0 : extent + itemsize;
     // The owner is one reference to the array, dropped with the GIL held, from whatever
     // thread frees the last tensor over it.
     std::shared_ptr<void> owner(array.inc_ref().ptr(), [](void* held) {
@@ -106,14 +104,7 @@ Tensor from_numpy(const py::object& object) {
             Py_DECREF(static_cast<PyObject*>(held));
         }
     });
-    auto impl = std::make_shared<TensorImpl>();
-    impl->storage = std::make_shared<Storage>(
-        Storage::external(const_cast<std::byte*>(data), nbytes, std::move(owner)));
-    impl->shape = shape;
-    impl->strides = strides;
-    impl->dtype = dtype;
-    impl->device = Device::CPU;
-    return Tensor::from_impl(std::move(impl));
+    return external_tensor(data, shape, strides, dtype, std::move(owner));
 }
 
 }  // namespace

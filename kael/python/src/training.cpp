@@ -16,6 +16,23 @@ namespace {
 
 using Release = py::call_guard<py::gil_scoped_release>;
 
+// A state dict as Python sees one: a dict from names to tensors, in the C++ order.
+py::dict to_python(const nn::StateDict& state) {
+    py::dict out;
+    for (const auto& [name, tensor] : state) {
+        out[py::str(name)] = tensor;
+    }
+    return out;
+}
+
+nn::StateDict from_python(const py::dict& state) {
+    nn::StateDict out;
+    for (const auto& [name, tensor] : state) {
+        out.insert(py::str(name), tensor.cast<Tensor>());
+    }
+    return out;
+}
+
 nn::init::Nonlinearity nonlinearity_of(const std::string& name) {
     using nn::init::Nonlinearity;
     if (name == "linear") {
@@ -78,21 +95,9 @@ void bind_optimizers(py::module_& m) {
         .def("zero_grad", &optim::Optimizer::zero_grad, py::arg("set_to_none") = true)
         .def_property("lr", &optim::Optimizer::learning_rate, &optim::Optimizer::set_learning_rate)
         .def("state_dict",
-             [](const optim::Optimizer& optimizer) {
-                 py::dict state;
-                 for (const auto& [name, tensor] : optimizer.state_dict()) {
-                     state[py::str(name)] = tensor;
-                 }
-                 return state;
-             })
+             [](const optim::Optimizer& optimizer) { return to_python(optimizer.state_dict()); })
         .def("load_state_dict",
-             [](optim::Optimizer& optimizer, const py::dict& state) {
-                 nn::StateDict dict;
-                 for (const auto& [name, tensor] : state) {
-                     dict.insert(py::str(name), tensor.cast<Tensor>());
-                 }
-                 optimizer.load_state_dict(dict);
-             },
+             [](optim::Optimizer& optimizer, const py::dict& state) { optimizer.load_state_dict(from_python(state)); },
              py::arg("state_dict"))
         .def("__repr__", [](const optim::Optimizer& optimizer) { return std::string(optimizer.name()) + "()"; });
     py::class_<optim::Sgd, optim::Optimizer, std::shared_ptr<optim::Sgd>>(optim, "SGD")
@@ -190,21 +195,9 @@ void bind_gpt(py::module_& m) {
         .def("eval", [](nn::GPT& model) { model.eval(); })
         .def("to", [](nn::GPT& model, Device device) { model.to(device); }, py::arg("device"))
         .def("state_dict",
-             [](const nn::GPT& model) {
-                 py::dict state;
-                 for (const auto& [name, tensor] : model.state_dict()) {
-                     state[py::str(name)] = tensor;
-                 }
-                 return state;
-             })
+             [](const nn::GPT& model) { return to_python(model.state_dict()); })
         .def("load_state_dict",
-             [](nn::GPT& model, const py::dict& state) {
-                 nn::StateDict dict;
-                 for (const auto& [name, tensor] : state) {
-                     dict.insert(py::str(name), tensor.cast<Tensor>());
-                 }
-                 model.load_state_dict(dict);
-             },
+             [](nn::GPT& model, const py::dict& state) { model.load_state_dict(from_python(state)); },
              py::arg("state_dict"));
 }
 //< stage 12

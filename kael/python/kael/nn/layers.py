@@ -118,29 +118,6 @@ class Sigmoid(Module):
         return x.sigmoid()
 
 
-class Sequential(Module):
-    """Runs its modules in order, the output of each the input of the next."""
-
-    def __init__(self, *modules):
-        super().__init__()
-        for index, module in enumerate(modules):
-            self.add_module(str(index), module)
-
-    def __len__(self):
-        return len(self._modules)
-
-    def __getitem__(self, index):
-        return list(self._modules.values())[index]
-
-    def __iter__(self):
-        return iter(self._modules.values())
-
-    def forward(self, x):
-        for module in self._modules.values():
-            x = module(x)
-        return x
-
-
 class ModuleList(Module):
     """A list of modules, registered as children "0", "1", ..."""
 
@@ -161,6 +138,18 @@ class ModuleList(Module):
 
     def __iter__(self):
         return iter(self._modules.values())
+
+
+class Sequential(ModuleList):
+    """Runs its modules in order, the output of each the input of the next."""
+
+    def __init__(self, *modules):
+        super().__init__(modules)
+
+    def forward(self, x):
+        for module in self:
+            x = module(x)
+        return x
 
 
 class CrossEntropyLoss(Module):
