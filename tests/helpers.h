@@ -12,6 +12,13 @@
 #include "kael/factory.h"
 //< stage 7
 //> stage 8
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <filesystem>
+#include <random>
+#include <system_error>
+
 #include "kael/nn/state_dict.h"
 //< stage 8
 
@@ -51,6 +58,34 @@ inline nn::StateDict edited(const nn::StateDict& state, const std::string& key, 
     }
     return out;
 }
+
+/// A directory of its own under the system's temporary directory, removed at the end.
+class TempDir {
+public:
+    TempDir() : path_(std::filesystem::temp_directory_path() / unique_name()) {
+        std::filesystem::create_directories(path_);
+    }
+    ~TempDir() {
+        std::error_code ignored;
+        std::filesystem::remove_all(path_, ignored);
+    }
+    TempDir(const TempDir&) = delete;
+    TempDir& operator=(const TempDir&) = delete;
+
+    [[nodiscard]] const std::filesystem::path& path() const { return path_; }
+
+private:
+    // Test processes may run in parallel, so the name mixes the test's name, the clock
+    // and a random number.
+    static std::string unique_name() {
+        const auto* test = ::testing::UnitTest::GetInstance()->current_test_info();
+        const auto ticks = std::chrono::steady_clock::now().time_since_epoch().count();
+        return std::string("kael_") + (test != nullptr ? test->name() : "test") + "_" + std::to_string(ticks) + "_" +
+               std::to_string(std::random_device{}());
+    }
+
+    std::filesystem::path path_;
+};
 //< stage 8
 
 }  // namespace kael::testing

@@ -5,13 +5,11 @@
 // state dicts with torch.optim.
 #include <gtest/gtest.h>
 
-#include <chrono>
 #include <cmath>
 #include <filesystem>
 #include <functional>
 #include <memory>
 #include <optional>
-#include <random>
 #include <string>
 #include <vector>
 
@@ -35,6 +33,7 @@ using kael::Tensor;
 using kael::nn::StateDict;
 using kael::testing::edited;
 using kael::testing::grad_leaf;
+using kael::testing::TempDir;
 using kael::testing::values;
 
 // Sets p's gradient to `g` (as backward would) and runs one step.
@@ -481,27 +480,6 @@ TEST(OptimStateDict, AnOptimizerWithoutStateSavesItsRateAndParameters) {
     EXPECT_EQ(plain.learning_rate(), 0.1);
     EXPECT_THROW(plain.load_state_dict(edited(state, "state.0.momentum_buffer", kael::zeros({1}))), kael::ValueError);
 }
-
-// A directory of its own under the system's temporary directory, removed at the end.
-class TempDir {
-public:
-    TempDir() {
-        const auto ticks = std::chrono::steady_clock::now().time_since_epoch().count();
-        path_ = std::filesystem::temp_directory_path() /
-                ("kael_optim_" + std::to_string(ticks) + "_" + std::to_string(std::random_device{}()));
-        std::filesystem::create_directories(path_);
-    }
-    ~TempDir() {
-        std::error_code ignored;
-        std::filesystem::remove_all(path_, ignored);
-    }
-    TempDir(const TempDir&) = delete;
-    TempDir& operator=(const TempDir&) = delete;
-    [[nodiscard]] const std::filesystem::path& path() const { return path_; }
-
-private:
-    std::filesystem::path path_;
-};
 
 // A 4-8-3 classifier whose weights come from `seed`.
 std::unique_ptr<kael::nn::Sequential> make_model(std::uint64_t seed) {

@@ -5,13 +5,11 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
-#include <chrono>
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
 #include <filesystem>
 #include <limits>
-#include <random>
 #include <span>
 #include <string>
 #include <string_view>
@@ -36,6 +34,7 @@ using kael::io::save_safetensors;
 using kael::io::to_safetensors_bytes;
 using kael::nn::StateDict;
 using kael::testing::message_of;
+using kael::testing::TempDir;
 using Bytes = std::vector<std::uint8_t>;
 
 // ---- Helpers ------------------------------------------------------------------------
@@ -147,34 +146,6 @@ StateDict every_kind_of_tensor() {
     tensors.insert("transposed", from_vector<float>({1, 2, 3, 4, 5, 6}, {2, 3}).transpose(0, 1));
     return tensors;
 }
-
-// A directory of its own under the system's temporary directory, removed at the end.
-class TempDir {
-public:
-    TempDir() : path_(std::filesystem::temp_directory_path() / unique_name()) {
-        std::filesystem::create_directories(path_);
-    }
-    ~TempDir() {
-        std::error_code ignored;
-        std::filesystem::remove_all(path_, ignored);
-    }
-    TempDir(const TempDir&) = delete;
-    TempDir& operator=(const TempDir&) = delete;
-
-    [[nodiscard]] const std::filesystem::path& path() const { return path_; }
-
-private:
-    // Test processes may run in parallel, so the name mixes the test's name, the clock
-    // and a random number.
-    static std::string unique_name() {
-        const auto* test = ::testing::UnitTest::GetInstance()->current_test_info();
-        const auto ticks = std::chrono::steady_clock::now().time_since_epoch().count();
-        return std::string("kael_safetensors_") + test->name() + "_" + std::to_string(ticks) + "_" +
-               std::to_string(std::random_device{}());
-    }
-
-    std::filesystem::path path_;
-};
 
 // An 8-byte F32 tensor 'a' and its data, the base of many malformed variants.
 const std::string kValidHeader = header_of_a("F32", "[2]", "[0,8]");

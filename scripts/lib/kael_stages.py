@@ -495,9 +495,18 @@ if __name__ == "__main__":
     root = pathlib.Path(__file__).resolve().parent.parent.parent
     if sys.argv[1:] == ["ready-stages"]:
         print(" ".join(str(s.number) for s in Manifest.load(root).ready_stages))
+    elif sys.argv[1:] == ["ci-stages"]:
+        # CI's share of the stage proofs (scripts/prove-stages --ci): every stage whose
+        # chapter shows program output (the book takes it from the proofs), and the newest
+        # two (the chapter replay builds both). The others build as full rebuilds of the
+        # library, some six minutes each on CI's two cores; scripts/prove-stages proves all.
+        ready = [s.number for s in Manifest.load(root).ready_stages]
+        picked = [n for n in ready if book_programs(root, n) or n in ready[-2:]]
+        print(" ".join(str(n) for n in picked))
     elif len(sys.argv) == 3 and sys.argv[1] == "book-programs":
         # "book-programs N" or "book-programs main": one path per line.
         which = sys.argv[2]
-        print("\n".join(book_programs(root, None if which == "main" else int(which))))
+        for path in book_programs(root, None if which == "main" else int(which)):
+            print(path)  # none at all for a stage whose chapter runs no program
     else:
-        sys.exit("usage: kael_stages.py ready-stages | book-programs N|main")
+        sys.exit("usage: kael_stages.py ready-stages | ci-stages | book-programs N|main")

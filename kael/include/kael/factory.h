@@ -6,6 +6,9 @@
 #include <algorithm>
 #include <cstdint>
 #include <initializer_list>
+//> stage 11
+#include <memory>
+//< stage 11
 #include <vector>
 
 #include "kael/dtype.h"
@@ -122,5 +125,15 @@ template <ElementType T> [[nodiscard]] Tensor from_vector(std::initializer_list<
 [[nodiscard]] Tensor from_vector(std::initializer_list<bool> data, const Shape& shape);
 /// A 1-d Bool tensor from a braced list of bools.
 [[nodiscard]] Tensor from_vector(std::initializer_list<bool> data);
+//> stage 11
+
+/// A CPU tensor of `shape`, element `strides` and `dtype` whose first element is at `data`,
+/// over memory kael did not allocate (a NumPy array, a DLPack loan, a mapped file): its
+/// external storage spans exactly the bytes the layout reaches (checked for int64
+/// overflow) and holds `owner` until the last tensor over it dies. `data` must be aligned
+/// for `dtype`.
+[[nodiscard]] Tensor from_external(std::byte* data, const Shape& shape, const Strides& strides, DType dtype,
+                                   std::shared_ptr<void> owner);
+//< stage 11
 
 }  // namespace kael

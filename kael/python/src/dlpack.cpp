@@ -17,7 +17,6 @@
 
 #include "bindings.h"
 #include "casters.h"
-#include "external.h"
 
 namespace kael::python {
 namespace py = pybind11;
@@ -136,7 +135,7 @@ Tensor from_dlpack(const py::object& source) {
         }
     };
     auto loan = std::make_shared<Loan>(managed);
-    Tensor tensor = external_tensor(data, shape, strides, dtype, loan);
+    Tensor tensor = from_external(data, shape, strides, dtype, loan);
     if (PyCapsule_SetName(capsule.ptr(), kConsumed) != 0) {
         throw py::error_already_set();
     }

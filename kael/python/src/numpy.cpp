@@ -14,7 +14,6 @@
 
 #include "bindings.h"
 #include "casters.h"
-#include "external.h"
 
 namespace kael::python {
 namespace py = pybind11;
@@ -104,7 +103,7 @@ Tensor from_numpy(const py::object& object) {
             Py_DECREF(static_cast<PyObject*>(held));
         }
     });
-    return external_tensor(data, shape, strides, dtype, std::move(owner));
+    return from_external(data, shape, strides, dtype, std::move(owner));
 }
 
 }  // namespace

@@ -8,6 +8,10 @@
 
 #include "core/device_backend.h"
 #include "kael/checked_math.h"
+//> stage 11
+#include "kael/storage.h"
+#include "kael/tensor_impl.h"
+//< stage 11
 
 namespace kael {
 namespace {
@@ -178,5 +182,30 @@ Tensor from_vector(std::initializer_list<bool> data, const Shape& shape) {
 }
 
 Tensor from_vector(std::initializer_list<bool> data) { return from_vector(std::vector<bool>(data)); }
+//> stage 11
+
+Tensor from_external(std::byte* data, const Shape& shape, const Strides& strides, DType dtype,
+                     std::shared_ptr<void> owner) {
+    // From the first element to the end of the last: the last starts at sum((size - 1) * stride).
+    std::int64_t last = 0;
+    for (std::size_t d = 0; d < shape.size(); ++d) {
+        if (shape[d] > 0) {
+            last = detail::checked_add(last, detail::checked_mul(shape[d] - 1, strides[d], "external tensor extent"),
+                                       "external tensor extent");
+        }
+    }
+    const std::int64_t nbytes =
+        numel(shape) == 0 ? 0
+                          : detail::checked_mul(detail::checked_add(last, 1, "external tensor extent"),
+                                                element_size(dtype), "external tensor extent");
+    auto impl = std::make_shared<TensorImpl>();
+    impl->storage = std::make_shared<Storage>(Storage::external(data, nbytes, std::move(owner)));
+    impl->shape = shape;
+    impl->strides = strides;
+    impl->dtype = dtype;
+    impl->device = Device::CPU;
+    return Tensor::from_impl(std::move(impl));
+}
+//< stage 11
 
 }  // namespace kael
