@@ -8,6 +8,7 @@
 /// dimensions that can be walked as one. The kernel then supplies only an inner loop over
 /// one run of elements; for_each() drives it over the rest.
 
+#include <algorithm>
 #include <array>
 #include <cstddef>
 #include <cstdint>
@@ -16,6 +17,9 @@
 #include <vector>
 
 #include "kael/dtype.h"
+//> stage 13
+#include "kael/parallel.h"
+//< stage 13
 #include "kael/shape.h"
 #include "kael/tensor.h"
 
@@ -81,6 +85,18 @@ public:
     /// points at operand i's first element of the run, `strides[i]` is its byte stride
     /// along the run, and `n` is the run's length. A 0-d loop is one run of one element.
     template <typename Inner> void for_each(Inner&& inner) const;
+//> stage 13
+
+    /// for_each over the elements [begin, end) of the loop, in its order (the innermost
+    /// dimension fastest): the runs are those of for_each, the first and last cut short.
+    template <typename Inner> void for_each_in(std::int64_t begin, std::int64_t end, Inner&& inner) const;
+
+    /// for_each with the elements cut into pieces of at least `grain_size` that run on
+    /// several threads (chapter 12), so `inner` must be safe to call from several at once.
+    /// Only an output that is written once per element may be split: with a zero stride
+    /// (an expanded output) the loop runs on one thread.
+    template <typename Inner> void parallel_for_each(std::int64_t grain_size, Inner&& inner) const;
+//< stage 13
 
 private:
     friend class TensorIteratorConfig;
@@ -132,5 +148,82 @@ template <typename Inner> void TensorIterator::for_each(Inner&& inner) const {
         }
     }
 }
+
+//> stage 13
+
+template <typename Inner>
+void TensorIterator::for_each_in(std::int64_t begin, std::int64_t end, Inner&& inner) const {
+    if (begin >= end) {
+        return;
+    }
+    const std::size_t count = operands_.size();
+    std::array<std::byte*, kMaxOperands> row{};  // each operand at the start of the current run
+    std::array<std::byte*, kMaxOperands> data{};
+    std::array<std::int64_t, kMaxOperands> inner_strides{};
+    if (shape_.empty()) {
+        for (std::size_t i = 0; i < count; ++i) {
+            data[i] = operands_[i].data_ptr_raw();
+        }
+        inner(data.data(), inner_strides.data(), std::int64_t{1});
+        return;
+    }
+    const std::size_t last = shape_.size() - 1;
+    const std::int64_t run = shape_[last];
+    // The odometer's reading at `begin`: its run, split into the outer indices, and its
+    // column inside the run.
+    Index counter(last, 0);
+    std::int64_t rest = begin / run;
+    std::int64_t column = begin % run;
+    for (std::size_t i = 0; i < count; ++i) {
+        row[i] = operands_[i].data_ptr_raw();
+        inner_strides[i] = strides_[i][last];
+    }
+    for (std::size_t d = last; d-- > 0;) {
+        counter[d] = rest % shape_[d];
+        rest /= shape_[d];
+        for (std::size_t i = 0; i < count; ++i) {
+            row[i] += counter[d] * strides_[i][d];
+        }
+    }
+    std::int64_t remaining = end - begin;
+    while (true) {
+        const std::int64_t n = std::min(run - column, remaining);
+        for (std::size_t i = 0; i < count; ++i) {
+            data[i] = row[i] + column * inner_strides[i];
+        }
+        inner(data.data(), inner_strides.data(), n);
+        remaining -= n;
+        if (remaining == 0) {
+            return;
+        }
+        column = 0;
+        std::size_t d = last;  // the odometer of for_each
+        while (d-- > 0) {
+            for (std::size_t i = 0; i < count; ++i) {
+                row[i] += strides_[i][d];
+            }
+            if (++counter[d] < shape_[d]) {
+                break;
+            }
+            for (std::size_t i = 0; i < count; ++i) {
+                row[i] -= strides_[i][d] * shape_[d];
+            }
+            counter[d] = 0;
+        }
+    }
+}
+
+template <typename Inner> void TensorIterator::parallel_for_each(std::int64_t grain_size, Inner&& inner) const {
+    bool output_written_once = true;
+    for (std::size_t d = 0; d < shape_.size(); ++d) {
+        output_written_once = output_written_once && (strides_[0][d] != 0 || shape_[d] == 1);
+    }
+    if (!output_written_once || numel() < 2 * grain_size) {
+        for_each(inner);
+        return;
+    }
+    parallel_for(0, numel(), grain_size, [&](std::int64_t begin, std::int64_t end) { for_each_in(begin, end, inner); });
+}
+//< stage 13
 
 }  // namespace kael

@@ -16,6 +16,9 @@
 #include "kael/nn.h"
 #include "kael/optim.h"
 //< stage 8
+//> stage 13
+#include "kael/text.h"
+//< stage 13
 #include "kael/checked_math.h"
 #include "kael/device.h"
 #include "kael/dtype.h"

@@ -360,6 +360,16 @@ public:
     /// Converts this tensor's elements to `target` in place, as move_to_(Device) moves them.
     Tensor& move_to_(DType target);
 //< stage 8
+//> stage 13
+    /// Makes this tensor a view of `source`'s storage with source's strides and offset, in
+    /// place, as PyTorch's set_: every handle to it (a module's member, its registry, an
+    /// optimizer) then reads source's bytes, without a copy. That is how a model takes
+    /// weights out of a memory-mapped checkpoint (chapter 12). Views made earlier keep the
+    /// old storage; a gradient stays. ValueError unless shapes are equal, TypeError unless
+    /// dtypes are, kael::Error for another device or a tensor computed by a recorded
+    /// operation.
+    Tensor& set_(const Tensor& source);
+//< stage 13
 
 private:
     explicit Tensor(std::shared_ptr<TensorImpl> impl);

@@ -23,4 +23,7 @@ PYBIND11_MODULE(_kael, m) {
     bind_dlpack(m, tensor);
     bind_autograd(m, tensor);
     bind_training(m);
+//> stage 13
+    bind_gpt2(m);
+//< stage 13
 }

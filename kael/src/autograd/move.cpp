@@ -70,4 +70,19 @@ Tensor& Tensor::move_to_(DType target) {
     return *this;
 }
 
+//> stage 13
+
+Tensor& Tensor::set_(const Tensor& source) {
+    check_leaf(*this);
+    KAEL_CHECK_VALUE(source.shape() == shape(), "set_ needs a source of this tensor's shape " << to_string(shape())
+                                                    << ", got " << to_string(source.shape()));
+    KAEL_CHECK_TYPE(source.dtype() == dtype(), "set_ needs a source of this tensor's dtype " << dtype() << ", got "
+                                                   << source.dtype());
+    KAEL_CHECK(source.device() == device(), "set_ needs a source on this tensor's device " << device() << ", got "
+                                                << source.device());
+    adopt(*impl_, source);
+    return *this;
+}
+//< stage 13
+
 }  // namespace kael

@@ -6,6 +6,11 @@
 #include <numeric>
 //< stage 12
 #include <random>
+//> stage 13
+#include <mutex>
+
+#include <pthread.h>
+//< stage 13
 //> stage 12
 #include <vector>
 //< stage 12
@@ -23,6 +28,25 @@ std::mt19937_64& global_generator() {
     static std::mt19937_64 generator(kDefaultSeed);
     return generator;
 }
+//> stage 13
+
+// The generator is one for the process, so threads that draw at once take turns: each
+// draw holds the lock from its first number to its last, so a tensor's values are
+// consecutive numbers of the sequence whatever other threads do (chapter 12). fork() copies
+// only the forking thread; the handlers keep the lock while it forks, so a child never
+// starts with the lock held by a thread it does not have.
+std::mutex& generator_mutex() {
+    static std::mutex mutex;
+    static const bool handlers = [] {
+        pthread_atfork([] { mutex.lock(); }, [] { mutex.unlock(); }, [] { mutex.unlock(); });
+        return true;
+    }();
+    (void)handlers;
+    return mutex;
+}
+
+[[nodiscard]] std::unique_lock<std::mutex> lock_generator() { return std::unique_lock(generator_mutex()); }
+//< stage 13
 
 // Draws every element as a double from `distribution` and rounds it to the tensor's dtype,
 // so F32 and F64 tensors see the same sequence for the same seed.
@@ -30,6 +54,9 @@ template <typename Distribution>
 Tensor sample_floating(const Shape& shape, DType dtype, const char* op, Distribution distribution) {
     return dispatch_floating(dtype, op, [&]<typename T>() {
         Tensor t = empty(shape, dtype);
+//> stage 13
+        const auto lock = lock_generator();
+//< stage 13
         std::generate_n(t.data_ptr<T>(), t.numel(),
                         [&] { return static_cast<T>(distribution(global_generator())); });
         return t;
@@ -38,7 +65,12 @@ Tensor sample_floating(const Shape& shape, DType dtype, const char* op, Distribu
 
 }  // namespace
 
-void manual_seed(std::uint64_t seed) { global_generator().seed(seed); }
+void manual_seed(std::uint64_t seed) {
+//> stage 13
+    const auto lock = lock_generator();
+//< stage 13
+    global_generator().seed(seed);
+}
 
 Tensor rand(const Shape& shape, DType dtype) {
     Tensor t = sample_floating(shape, dtype, "rand", std::uniform_real_distribution<double>(0, 1));
@@ -59,6 +91,9 @@ Tensor randint(std::int64_t low, std::int64_t high, const Shape& shape) {
                                                                        << high);
     Tensor t = empty(shape, DType::I64);
     std::uniform_int_distribution<std::int64_t> distribution(low, high - 1);
+//> stage 13
+    const auto lock = lock_generator();
+//< stage 13
     std::generate_n(t.data_ptr<std::int64_t>(), t.numel(),
                     [&] { return distribution(global_generator()); });
     return t;
@@ -68,6 +103,9 @@ Tensor randperm(std::int64_t n) {
     KAEL_CHECK_VALUE(n >= 0, "randperm needs a non-negative size, got " << n);
     Tensor t = arange(0.0, static_cast<double>(n), 1.0, DType::I64);
     std::int64_t* values = t.data_ptr<std::int64_t>();
+//> stage 13
+    const auto lock = lock_generator();
+//< stage 13
     std::shuffle(values, values + n, global_generator());
     return t;
 }
@@ -76,6 +114,9 @@ Tensor bernoulli(const Shape& shape, double p, DType dtype) {
     KAEL_CHECK_VALUE(p >= 0.0 && p <= 1.0, "bernoulli needs 0 <= p <= 1, got " << p);
     Tensor t = empty(shape, dtype);
     std::uniform_real_distribution<double> uniform(0, 1);
+//> stage 13
+    const auto lock = lock_generator();
+//< stage 13
     dispatch(dtype, [&]<typename T>() {
         // uniform < p is true with probability p: never for p = 0, always for p = 1.
         std::generate_n(t.data_ptr<T>(), t.numel(), [&] {
@@ -100,6 +141,9 @@ Tensor multinomial(const Tensor& weights, std::int64_t samples, bool replacement
     Tensor picks = empty(weights.dim() == 1 ? Shape{samples} : Shape{rows, samples}, DType::I64);
     std::int64_t* pick = picks.data_ptr<std::int64_t>();
     std::uniform_real_distribution<double> uniform(0, 1);
+//> stage 13
+    const auto lock = lock_generator();
+//< stage 13
     std::vector<double> row(static_cast<std::size_t>(categories));
     std::vector<double> cumulative(row.size());
     for (std::int64_t r = 0; r < rows; ++r) {

@@ -9,6 +9,9 @@
 #include <cstring>
 #include <fstream>
 #include <limits>
+//> stage 13
+#include <memory>
+//< stage 13
 #include <optional>
 #include <set>
 #include <string_view>
@@ -21,6 +24,9 @@
 #include "kael/error.h"
 #include "kael/factory.h"
 #include "kael/shape.h"
+//> stage 13
+#include "io/mapped_file.h"
+//< stage 13
 
 namespace kael::io {
 namespace {
@@ -416,16 +422,25 @@ Header read_header(Bytes bytes) {
 // ---------------------------------------------------------------------------------------
 // Building tensors.
 
-Tensor read_tensor(const Entry& entry, Bytes data) {
-    const Bytes bytes = data.subspan(static_cast<std::size_t>(entry.begin),
-                                     static_cast<std::size_t>(entry.end - entry.begin));
-    if (entry.dtype == DType::Bool) {
-        // kael's Bool kernels assume 0 or 1; any other byte would break `a == b` and sums.
-        const auto bad = std::find_if(bytes.begin(), bytes.end(), [](std::uint8_t b) { return b > 1; });
-        KAEL_CHECK_VALUE(bad == bytes.end(), "safetensors: BOOL tensor " << quoted_key(entry.name) << " holds the byte "
-                                                 << static_cast<int>(*bad) << " at element "
-                                                 << bad - bytes.begin() << "; BOOL elements must be 0 or 1");
+// The bytes of one entry's tensor.
+Bytes bytes_of(const Entry& entry, Bytes data) {
+    return data.subspan(static_cast<std::size_t>(entry.begin), static_cast<std::size_t>(entry.end - entry.begin));
+}
+
+// kael's Bool kernels assume 0 or 1; any other byte would break `a == b` and sums.
+void check_bool_bytes(const Entry& entry, Bytes bytes) {
+    if (entry.dtype != DType::Bool) {
+        return;
     }
+    const auto bad = std::find_if(bytes.begin(), bytes.end(), [](std::uint8_t b) { return b > 1; });
+    KAEL_CHECK_VALUE(bad == bytes.end(), "safetensors: BOOL tensor " << quoted_key(entry.name) << " holds the byte "
+                                             << static_cast<int>(*bad) << " at element " << bad - bytes.begin()
+                                             << "; BOOL elements must be 0 or 1");
+}
+
+Tensor read_tensor(const Entry& entry, Bytes data) {
+    const Bytes bytes = bytes_of(entry, data);
+    check_bool_bytes(entry, bytes);
     Tensor t = empty(entry.shape, entry.dtype);
     if (!bytes.empty()) {  // an empty tensor may have no buffer to copy into
         std::memcpy(t.data_ptr_raw(), bytes.data(), bytes.size());
@@ -458,6 +473,34 @@ std::string dump_header(const OrderedJson& header) {
     return text;
 }
 
+//> stage 13
+// A tensor over its own bytes of the mapping, when they are aligned for its dtype; a copy
+// when they are not, since a float read from an address that is not a multiple of 4 is
+// undefined behaviour in C++ (and slow where the hardware allows it).
+Tensor map_tensor(const Entry& entry, Bytes data, const std::shared_ptr<MappedFile>& file) {
+    const Bytes bytes = bytes_of(entry, data);
+    check_bool_bytes(entry, bytes);
+    const auto offset = static_cast<std::size_t>(bytes.data() - file->bytes().data());
+    if (offset % static_cast<std::size_t>(element_size(entry.dtype)) != 0) {
+        return read_tensor(entry, data);
+    }
+    return from_external(file->writable(offset), entry.shape, contiguous_strides(entry.shape), entry.dtype, file);
+}
+
+// What `read` throws, with the file's path added to the message: a loader of many files
+// (a model directory) must say which one is malformed.
+template <typename Read> auto naming_file(const std::filesystem::path& path, Read&& read) {
+    const std::string where = " (in '" + path.string() + "')";
+    try {
+        return read();
+    } catch (const TypeError& error) {
+        throw TypeError(error.what() + where);
+    } catch (const ValueError& error) {
+        throw ValueError(error.what() + where);
+    }
+}
+
+//< stage 13
 std::vector<std::uint8_t> read_file(const std::filesystem::path& path) {
     std::error_code error;
     const std::uintmax_t size = std::filesystem::file_size(path, error);
@@ -554,5 +597,19 @@ SafetensorsMetadata safetensors_metadata(std::span<const std::uint8_t> bytes) {
 nn::StateDict load_safetensors(const std::filesystem::path& path) {
     return from_safetensors_bytes(read_file(path));
 }
+//> stage 13
+
+nn::StateDict map_safetensors(const std::filesystem::path& path) {
+    const std::shared_ptr<MappedFile> file = MappedFile::open(path);
+    return naming_file(path, [&] {
+        const Header header = read_header(file->bytes());
+        nn::StateDict tensors;
+        for (const Entry& entry : header.entries) {
+            tensors.insert(entry.name, map_tensor(entry, header.data, file));
+        }
+        return tensors;
+    });
+}
+//< stage 13
 
 }  // namespace kael::io

@@ -12,6 +12,9 @@
 #include "kael/ops/binary.h"
 #include "kael/ops/join.h"
 #include "kael/ops/linalg.h"
+//> stage 13
+#include "kael/nn/kv_cache.h"
+//< stage 13
 
 namespace kael::nn {
 namespace {
@@ -44,6 +47,22 @@ CausalSelfAttention::CausalSelfAttention(const GPTConfig& config)
       fused_(config.fused_attention) {}
 
 Tensor CausalSelfAttention::forward(const Tensor& x) {
+    return attend(x, [this](const Tensor& q, const Tensor& k, const Tensor& v) {
+        return fused_ ? scaled_dot_product_attention(q, k, v, /*is_causal=*/true)
+                      : attention_composed(q, k, v, /*is_causal=*/true);
+    });
+}
+//> stage 13
+
+Tensor CausalSelfAttention::forward(const Tensor& x, KVCache& cache, std::size_t layer) {
+    return attend(x, [&](const Tensor& q, const Tensor& k, const Tensor& v) {
+        const auto [keys, values] = cache.append(layer, k, v);  // the past and the new positions
+        return causal_attention_lower_right(q, keys, values);
+    });
+}
+//< stage 13
+
+Tensor CausalSelfAttention::attend(const Tensor& x, const Attention& attention) {
     KAEL_CHECK_VALUE(x.dim() == 3, "CausalSelfAttention expects [B, T, C], got " << to_string(x.shape()));
     const std::int64_t batch = x.size(0);
     const std::int64_t time = x.size(1);
@@ -52,11 +71,7 @@ Tensor CausalSelfAttention::forward(const Tensor& x) {
     const std::vector<Tensor> qkv = split((*c_attn)(x), channels, 2);
     // [B, T, C] -> [B, T, H, C/H] -> [B, H, T, C/H]: one attention per head.
     auto heads = [&](const Tensor& t) { return t.view({batch, time, n_head_, head_size}).transpose(1, 2); };
-    const Tensor q = heads(qkv[0]);
-    const Tensor k = heads(qkv[1]);
-    const Tensor v = heads(qkv[2]);
-    const Tensor y = fused_ ? scaled_dot_product_attention(q, k, v, /*is_causal=*/true)
-                            : attention_composed(q, k, v, /*is_causal=*/true);
+    const Tensor y = attention(heads(qkv[0]), heads(qkv[1]), heads(qkv[2]));
     // Back to [B, T, C], the heads side by side, then mixed by c_proj.
     return (*resid_dropout_)((*c_proj)(y.transpose(1, 2).reshape({batch, time, channels})));
 }
@@ -79,6 +94,13 @@ Tensor Block::forward(const Tensor& x) {
     const Tensor after_attention = add(x, (*attn)((*ln_1)(x)));
     return add(after_attention, (*mlp)((*ln_2)(after_attention)));
 }
+//> stage 13
+
+Tensor Block::forward(const Tensor& x, KVCache& cache, std::size_t layer) {
+    const Tensor after_attention = add(x, attn->forward((*ln_1)(x), cache, layer));
+    return add(after_attention, (*mlp)((*ln_2)(after_attention)));
+}
+//< stage 13
 
 GPT::GPT(const GPTConfig& config) : config_((check_config(config), config)) {
     wte = register_module("wte", std::make_shared<Embedding>(config.vocab_size, config.n_embd));
@@ -110,8 +132,38 @@ Tensor GPT::forward(const Tensor& indices) {
                                                                        << config_.block_size);
     const Tensor positions = arange(0.0, static_cast<double>(time), 1.0, DType::I64).to(indices.device());
     const Tensor x = (*drop_)(add((*wte)(indices), (*wpe)(positions)));
-    const Tensor normed = (*ln_f)((*h)(x));
-    return matmul(normed, wte->weight.mT());  // the tied head: logits against every token's embedding
+    return head((*ln_f)((*h)(x)));
+}
+//> stage 13
+
+Tensor GPT::forward(const Tensor& indices, KVCache& cache, Logits which) {
+    KAEL_CHECK_VALUE(indices.dim() == 2 && indices.size(0) == cache.batch() && indices.size(1) >= 1,
+                     "GPT expects token indices [" << cache.batch() << ", T] (the cache's batch, T >= 1), got shape "
+                                                   << to_string(indices.shape()));
+    const std::int64_t past = cache.length();
+    const std::int64_t time = indices.size(1);
+    KAEL_CHECK_VALUE(past + time <= config_.block_size, "GPT: " << past << " cached and " << time
+                                                                << " new positions pass the block size "
+                                                                << config_.block_size);
+    KAEL_CHECK_VALUE(past + time <= cache.capacity(), "GPT: " << past << " cached and " << time
+                                                              << " new positions pass the cache's capacity "
+                                                              << cache.capacity());
+    const Tensor positions =
+        arange(static_cast<double>(past), static_cast<double>(past + time), 1.0, DType::I64).to(indices.device());
+    Tensor x = (*drop_)(add((*wte)(indices), (*wpe)(positions)));
+    for (std::size_t i = 0; i < h->size(); ++i) {
+        x = dynamic_cast<Block&>(*(*h)[i]).forward(x, cache, i);
+    }
+    cache.advance(time);  // every layer has appended its keys and values
+    if (which == Logits::Last) {
+        x = x.narrow(1, time - 1, 1);  // the final LayerNorm is per position, so it commutes
+    }
+    return head((*ln_f)(x));
+}
+//< stage 13
+
+Tensor GPT::head(const Tensor& hidden) const {
+    return matmul(hidden, wte->weight.mT());  // logits against every token's embedding
 }
 
 std::int64_t GPT::num_parameters() const {

@@ -14,6 +14,9 @@
 #include "kernels/cpu/elementwise.h"
 #include "kernels/cpu/fast_exp.h"
 #include "kael/factory.h"
+//> stage 13
+#include "kael/parallel.h"
+//< stage 13
 
 namespace kael::native {
 namespace {
@@ -34,19 +37,31 @@ void check_attention_operands(const Tensor& q, const Tensor& k, const Tensor& v)
                                                  << to_string(v.shape()));
 }
 
-// Row `i` of each [T, S] matrix may read keys 0 .. limit(i) - 1.
-std::int64_t keys_visible(std::int64_t i, std::int64_t keys, bool is_causal) {
-    return is_causal ? std::min(i + 1, keys) : keys;
+// Row `i` of each [T, S] matrix may read keys 0 .. keys_visible - 1: every key without a
+// causal bound, else those up to position i + offset.
+std::int64_t keys_visible(std::int64_t i, std::int64_t keys, std::optional<std::int64_t> causal_offset) {
+    return causal_offset ? std::clamp<std::int64_t>(i + 1 + *causal_offset, 0, keys) : keys;
 }
 
 // scores <- softmax(scores * scale) row by row, in place, 0 past each row's causal bound.
 template <typename T> void masked_softmax_rows(T* scores, std::int64_t matrices, std::int64_t queries,
-                                               std::int64_t keys, double scale, bool is_causal) {
+                                               std::int64_t keys, double scale,
+                                               std::optional<std::int64_t> causal_offset) {
     const auto s = static_cast<T>(scale);
-    for (std::int64_t m = 0; m < matrices; ++m) {
-        for (std::int64_t i = 0; i < queries; ++i) {
-            T* row = scores + (m * queries + i) * keys;
-            const std::int64_t visible = keys_visible(i, keys, is_causal);
+//> until 13
+//|     for (std::int64_t m = 0; m < matrices; ++m) {
+//|         for (std::int64_t i = 0; i < queries; ++i) {
+//|             T* row = scores + (m * queries + i) * keys;
+//< until 13
+//> stage 13
+    // Every row is its own softmax: rows run on several threads (chapter 12).
+    const std::int64_t grain = std::max<std::int64_t>(1, 16384 / std::max<std::int64_t>(keys, 1));
+    parallel_for(0, matrices * queries, grain, [&](std::int64_t first, std::int64_t end) {
+        for (std::int64_t r = first; r < end; ++r) {
+            const std::int64_t i = r % queries;
+            T* row = scores + r * keys;
+//< stage 13
+            const std::int64_t visible = keys_visible(i, keys, causal_offset);
             T largest = -std::numeric_limits<T>::infinity();
             for (std::int64_t j = 0; j < visible; ++j) {
                 row[j] *= s;
@@ -63,7 +78,12 @@ template <typename T> void masked_softmax_rows(T* scores, std::int64_t matrices,
             }
             std::fill(row + visible, row + keys, T{0});
         }
-    }
+//> until 13
+//|     }
+//< until 13
+//> stage 13
+    });
+//< stage 13
 }
 
 // dP <- P (dP - rowsum(P dP)) * scale, row by row, in place: the softmax's backward. Past
@@ -91,14 +111,15 @@ double attention_scale(const Tensor& q, std::optional<double> scale) {
     return scale ? *scale : 1.0 / std::sqrt(static_cast<double>(q.size(-1)));
 }
 
-AttentionForward attention_forward(const Tensor& q, const Tensor& k, const Tensor& v, bool is_causal, double scale) {
+AttentionForward attention_forward(const Tensor& q, const Tensor& k, const Tensor& v,
+                                   std::optional<std::int64_t> causal_offset, double scale) {
     check_attention_operands(q, k, v);
     if (q.device() != Device::CPU) {
         // The device has no fused row kernel for attention yet: the same arithmetic from its
         // row and element-wise kernels, the causal mask as a [T, S] tensor.
         Tensor scores = native::mul(native::matmul(q, k.mT()), scale);
-        if (is_causal) {
-            const Tensor keep = native::tril(ones({q.size(-2), k.size(-2)}, DType::Bool, q.device()), 0);
+        if (causal_offset) {
+            const Tensor keep = native::tril(ones({q.size(-2), k.size(-2)}, DType::Bool, q.device()), *causal_offset);
             scores = native::where(keep, scores, scalar(-std::numeric_limits<double>::infinity(), scores.dtype()));
         }
         const Tensor probabilities = native::softmax(scores, -1);
@@ -109,7 +130,7 @@ AttentionForward attention_forward(const Tensor& q, const Tensor& k, const Tenso
     const std::int64_t keys = k.size(-2);
     const std::int64_t matrices = queries * keys == 0 ? 0 : probabilities.numel() / (queries * keys);
     dispatch_floating(q.dtype(), "scaled_dot_product_attention", [&]<typename T>() {
-        masked_softmax_rows(probabilities.data_ptr<T>(), matrices, queries, keys, scale, is_causal);
+        masked_softmax_rows(probabilities.data_ptr<T>(), matrices, queries, keys, scale, causal_offset);
     });
     return {native::matmul(probabilities, v), probabilities};
 }

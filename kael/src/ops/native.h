@@ -149,7 +149,10 @@ struct AttentionGrads {
 };
 // The scale the caller gave, or 1 / sqrt(D).
 double attention_scale(const Tensor& q, std::optional<double> scale);
-AttentionForward attention_forward(const Tensor& q, const Tensor& k, const Tensor& v, bool is_causal, double scale);
+// `causal_offset`: none for no mask, else query i sees keys 0 .. i + offset (0 is PyTorch's
+// is_causal, the top-left alignment; S - T the lower-right one of a KV cache).
+AttentionForward attention_forward(const Tensor& q, const Tensor& k, const Tensor& v,
+                                   std::optional<std::int64_t> causal_offset, double scale);
 AttentionGrads attention_backward(const Tensor& grad, const Tensor& q, const Tensor& k, const Tensor& v,
                                   const Tensor& probabilities, double scale);
 //< stage 12

@@ -12,6 +12,9 @@
 #include "kael/ops/indexing.h"
 #include "kael/ops/reduce.h"
 #include "kael/random.h"
+//> stage 13
+#include "kael/parallel.h"
+//< stage 13
 //> stage 10
 #include "kael/device.h"
 #include "cuda/normalize.h"
@@ -21,6 +24,11 @@
 
 namespace kael {
 namespace {
+//> stage 13
+
+// How many rows of `length` elements one thread takes at least: about 16384 elements' work.
+std::int64_t rows_per_piece(std::int64_t length) { return std::max<std::int64_t>(1, 16384 / std::max<std::int64_t>(length, 1)); }
+//< stage 13
 
 // Runs `per_row(in, out, length)` over every row along `dim`: the rows are contiguous in
 // memory (a copy is made when they are not), and the result is returned in t's shape.
@@ -40,9 +48,20 @@ template <typename PerRow> Tensor along_rows(const Tensor& t, std::int64_t dim, 
         const T* in = rows.template data_ptr<T>();
         T* result = out.template data_ptr<T>();
         const std::int64_t count = rows.numel();
-        for (std::int64_t start = 0; start < count; start += length) {
-            per_row(in + start, result + start, length);
-        }
+//> until 13
+//|         for (std::int64_t start = 0; start < count; start += length) {
+//|             per_row(in + start, result + start, length);
+//|         }
+//< until 13
+//> stage 13
+        // Each row is its own: rows run on several threads, each row on one.
+        const std::int64_t row_count = length == 0 ? 0 : count / length;
+        parallel_for(0, row_count, rows_per_piece(length), [&](std::int64_t first, std::int64_t end) {
+            for (std::int64_t row = first; row < end; ++row) {
+                per_row(in + row * length, result + row * length, length);
+            }
+        });
+//< stage 13
         return last ? out : out.transpose(d, -1).contiguous();
     });
 }
@@ -306,7 +325,14 @@ Tensor layer_norm(const Tensor& t, const Shape& normalized_shape, const std::opt
         const T* in = rows.data_ptr<T>();
         T* result = out.data_ptr<T>();
         const std::int64_t count = rows.numel();
-        for (std::int64_t start = 0; start < count; start += length) {
+//> until 13
+//|         for (std::int64_t start = 0; start < count; start += length) {
+//< until 13
+//> stage 13
+        const std::int64_t row_count = length == 0 ? 0 : count / length;
+        parallel_for(0, row_count, rows_per_piece(length), [&](std::int64_t first, std::int64_t end) {
+        for (std::int64_t start = first * length; start < end * length; start += length) {
+//< stage 13
             const T* x = in + start;
             double total = 0;
             for (std::int64_t i = 0; i < length; ++i) {
@@ -325,6 +351,9 @@ Tensor layer_norm(const Tensor& t, const Shape& normalized_shape, const std::opt
                                                    static_cast<double>(shift[i]));
             }
         }
+//> stage 13
+        });
+//< stage 13
     });
     return out;
 }
@@ -366,7 +395,7 @@ Tensor dropout(const Tensor& t, double p, bool training) {
     // Keeping each element with probability 1 - p and scaling by 1 / (1 - p) leaves the
     // expected value of every element unchanged.
 //> until 10
-//|     const Tensor keep = bernoulli(t.shape(), 1 - p, t.dtype());
+//|      const Tensor keep = bernoulli(t.shape(), 1 - p, t.dtype());
 //< until 10
 //> stage 10
     // Drawn on the host, from the one generator, and copied to t's device: the same mask

@@ -14,6 +14,9 @@
 #include "kernels/cpu/integer_math.h"
 #include "kernels/cpu/simd.h"
 #include "kael/factory.h"
+//> stage 13
+#include "kael/parallel.h"
+//< stage 13
 //> stage 10
 #include "cuda/reduce.h"
 #include "ops/device.h"
@@ -161,6 +164,50 @@ typename Reducer::Acc reduce_strided_run(const T* x, std::int64_t n, std::int64_
     return total;
 }
 
+//> stage 13
+// Where every outer loop is kept and the innermost is reduced (a sum over the last
+// dimension, the mean of each row), each result is one run of the input: the runs are
+// shared out among threads (chapter 12). Each result is then the one merge of its run that
+// the serial walk of run_reduction computes, so it does not depend on the thread count.
+// Returns false, having done nothing, for any other layout and for small inputs.
+template <typename T, typename Reducer>
+bool reduce_runs_in_parallel(const Tensor& t, const Reduction& reduction, typename Reducer::Acc* results,
+                             const Reducer& r) {
+    constexpr std::int64_t kGrainElements = 32768;  // as the element-wise kernels' grain
+    if (t.numel() < 2 * kGrainElements) {
+        return false;
+    }
+    const ReductionLoops loops = memory_order_loops(t, reduction);
+    const std::size_t inner = loops.sizes.size() - 1;
+    if (inner == 0 || loops.result_strides[inner] != 0) {
+        return false;
+    }
+    for (std::size_t d = 0; d < inner; ++d) {
+        if (loops.result_strides[d] == 0) {
+            return false;  // an outer loop is reduced too: a result takes several runs
+        }
+    }
+    const std::int64_t n = loops.sizes[inner];
+    const T* x = t.data_ptr<T>();
+    parallel_for(0, reduction.outputs, std::max<std::int64_t>(1, kGrainElements / n), [&](std::int64_t first, std::int64_t end) {
+        for (std::int64_t run = first; run < end; ++run) {
+            // The run's position in the outer loops, innermost fastest, as the walk visits them.
+            std::int64_t in = 0;
+            std::int64_t out = 0;
+            std::int64_t rest = run;
+            for (std::size_t d = inner; d-- > 0;) {
+                const std::int64_t i = rest % loops.sizes[d];
+                rest /= loops.sizes[d];
+                in += i * loops.input_strides[d];
+                out += i * loops.result_strides[d];
+            }
+            results[out] = r.merge(results[out], reduce_strided_run(x + in, n, loops.input_strides[inner], r));
+        }
+    });
+    return true;
+}
+
+//< stage 13
 // Runs a reducer over t in place. One accumulator per result; the innermost loop either
 // reduces a run into one accumulator (the innermost dimension is reduced: summing rows) or
 // adds one element into each of a run of accumulators (it is kept: summing columns, every
@@ -169,7 +216,13 @@ template <typename T, typename Out, typename Reducer>
 Tensor run_reduction(const Tensor& t, const Reduction& reduction, DType out_dtype, const Reducer& r) {
     using Acc = typename Reducer::Acc;
     std::vector<Acc> acc(static_cast<std::size_t>(reduction.outputs), r.init());
-    if (t.numel() > 0) {
+//> until 13
+//|     if (t.numel() > 0) {
+//< until 13
+//> stage 13
+    const bool done_in_parallel = reduce_runs_in_parallel<T>(t, reduction, acc.data(), r);
+    if (t.numel() > 0 && !done_in_parallel) {
+//< stage 13
         const ReductionLoops loops = memory_order_loops(t, reduction);
         const std::size_t inner = loops.sizes.size() - 1;
         const std::int64_t n = loops.sizes[inner];

@@ -63,5 +63,17 @@ void save_safetensors(const nn::StateDict& tensors, const std::filesystem::path&
 /// Reads the file at `path` and returns from_safetensors_bytes of its contents. Throws
 /// kael::Error when the file cannot be read, and what from_safetensors_bytes throws.
 [[nodiscard]] nn::StateDict load_safetensors(const std::filesystem::path& path);
+//> stage 13
+
+/// The tensors of the safetensors file at `path`, viewing the file in place (chapter 12):
+/// the file is memory-mapped, and each tensor's storage is its byte range of the mapping,
+/// so nothing is read or copied until a tensor's pages are touched. The mapping is private
+/// (a write changes this process's copy of a page, never the file) and stays until the
+/// last tensor over it dies. A tensor whose bytes are not aligned for its dtype (the format
+/// does not require it; Python's writer pads the header so that they are) is copied
+/// instead. The header is checked exactly as from_safetensors_bytes checks it, and a
+/// malformed file gets the same typed error with the path added to its message.
+[[nodiscard]] nn::StateDict map_safetensors(const std::filesystem::path& path);
+//< stage 13
 
 }  // namespace kael::io

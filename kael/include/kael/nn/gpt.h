@@ -5,6 +5,7 @@
 /// the token embedding, with GPT-2's names and initialisation.
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 
 #include "kael/nn/activation.h"
@@ -15,6 +16,10 @@
 #include "kael/nn/module.h"
 
 namespace kael::nn {
+//> stage 13
+
+class KVCache;
+//< stage 13
 
 /// The sizes of a GPT; the defaults are GPT-2 small's.
 struct GPTConfig {
@@ -37,12 +42,22 @@ public:
     explicit CausalSelfAttention(const GPTConfig& config);
     /// [B, T, C] to [B, T, C]; position t mixes the values of positions 0 .. t.
     [[nodiscard]] Tensor forward(const Tensor& x) override;
+//> stage 13
+    /// forward for T new positions after the cache.length() that `cache` holds: their keys
+    /// and values go into the cache as layer `layer`, and each new position attends over
+    /// every cached position and the new ones up to itself.
+    [[nodiscard]] Tensor forward(const Tensor& x, KVCache& cache, std::size_t layer);
+//< stage 13
     [[nodiscard]] std::string name() const override { return "CausalSelfAttention"; }
 
     std::shared_ptr<Linear> c_attn;  ///< C -> 3C: q, k and v side by side
     std::shared_ptr<Linear> c_proj;  ///< C -> C, a residual projection
 
 private:
+    using Attention = std::function<Tensor(const Tensor& q, const Tensor& k, const Tensor& v)>;
+    // q, k and v per head from x, `attention` of them, and the heads mixed back by c_proj.
+    [[nodiscard]] Tensor attend(const Tensor& x, const Attention& attention);
+
     std::shared_ptr<Dropout> resid_dropout_;
     std::int64_t n_head_;
     bool fused_;
@@ -73,6 +88,11 @@ public:
     explicit Block(const GPTConfig& config);
     /// [B, T, C] to [B, T, C].
     [[nodiscard]] Tensor forward(const Tensor& x) override;
+//> stage 13
+    /// forward for T new positions, the attention reading and extending layer `layer` of
+    /// `cache`.
+    [[nodiscard]] Tensor forward(const Tensor& x, KVCache& cache, std::size_t layer);
+//< stage 13
     [[nodiscard]] std::string name() const override { return "Block"; }
 
     std::shared_ptr<LayerNorm> ln_1;            ///< before the attention
@@ -81,6 +101,15 @@ public:
     std::shared_ptr<MLP> mlp;                   ///< the MLP branch
 };
 
+//> stage 13
+/// Which positions a forward computes logits for: the head is the model's largest matrix
+/// (vocab_size x n_embd), and generation needs only the last position's.
+enum class Logits {
+    All,   ///< [B, T, vocab_size]
+    Last,  ///< [B, 1, vocab_size], for the last of the T positions
+};
+
+//< stage 13
 /// The model: logits [B, T, vocab_size] for int64 token indices [B, T] (T <= block_size).
 /// Initialised as GPT-2: every Linear and Embedding weight from N(0, 0.02), biases 0, and
 /// the residual projections (attn.c_proj, mlp.c_proj) from N(0, 0.02 / sqrt(2 n_layer)),
@@ -93,6 +122,14 @@ public:
     explicit GPT(const GPTConfig& config);
     /// Logits [B, T, vocab_size] for indices [B, T]; ValueError past block_size.
     [[nodiscard]] Tensor forward(const Tensor& indices) override;
+//> stage 13
+    /// Logits for T new positions [B, T] that follow the cache.length() positions `cache`
+    /// holds, whose keys and values join the cache (chapter 12). With an empty cache and
+    /// Logits::All this is forward(indices), within rounding. ValueError when the batch
+    /// differs from the cache's or the positions would pass the block size or the cache's
+    /// capacity; the cache is unchanged then.
+    [[nodiscard]] Tensor forward(const Tensor& indices, KVCache& cache, Logits which = Logits::All);
+//< stage 13
     [[nodiscard]] std::string name() const override { return "GPT"; }
     [[nodiscard]] std::string extra_repr() const override;
 
@@ -107,6 +144,9 @@ public:
     std::shared_ptr<LayerNorm> ln_f;  ///< the final LayerNorm, before the head
 
 private:
+    // The tied head: logits of every token for the final hidden states [B, T, C].
+    [[nodiscard]] Tensor head(const Tensor& hidden) const;
+
     GPTConfig config_;
     std::shared_ptr<Dropout> drop_;
 };

@@ -20,5 +20,17 @@ namespace kael {
 /// with create_graph through it throws; the composition in nn/attention.h can.
 [[nodiscard]] Tensor scaled_dot_product_attention(const Tensor& q, const Tensor& k, const Tensor& v,
                                                   bool is_causal = false, std::optional<double> scale = std::nullopt);
+//> stage 13
+
+/// Causal attention of the newest T positions of a sequence over all S of its positions
+/// (chapter 12): k and v hold S - T earlier positions (a KV cache's) followed by the T
+/// new ones, so query i sits at position S - T + i and sees keys 0 .. S - T + i. This is
+/// the lower-right alignment of PyTorch's causal_lower_right bias; with S = T it is
+/// scaled_dot_product_attention(q, k, v, true), and for one query it sees every key.
+/// ValueError when S < T; otherwise the operands are checked and differentiated as
+/// scaled_dot_product_attention's.
+[[nodiscard]] Tensor causal_attention_lower_right(const Tensor& q, const Tensor& k, const Tensor& v,
+                                                  std::optional<double> scale = std::nullopt);
+//< stage 13
 
 }  // namespace kael

@@ -11,6 +11,9 @@ from .module import Module, Parameter
 #> stage 12
 from .._kael.nn import GPT  # noqa: F401  (the C++ model of chapter 11)
 #< stage 12
+#> stage 13
+from .._kael.nn import generate, load_gpt2  # noqa: F401  (GPT-2 and generation, chapter 12)
+#< stage 13
 
 __all__ = ["functional", "init", "utils", "Module", "Parameter", "Linear", "Embedding", "LayerNorm", "Dropout",
            "ReLU", "GELU", "SiLU", "Tanh", "Sigmoid", "Sequential", "ModuleList", "CrossEntropyLoss", "MSELoss"]

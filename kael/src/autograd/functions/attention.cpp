@@ -11,13 +11,16 @@ using autograd::Grads;
 using autograd::Node;
 using autograd::SavedTensor;
 
-Tensor scaled_dot_product_attention(const Tensor& q, const Tensor& k, const Tensor& v, bool is_causal,
-                                    std::optional<double> scale) {
+namespace {
+
+// Attention with the causal bound at `causal_offset` (none: no bound), recorded as one node.
+Tensor attention(const Tensor& q, const Tensor& k, const Tensor& v, std::optional<std::int64_t> causal_offset,
+                 std::optional<double> scale) {
     const double s = native::attention_scale(q, scale);
     std::optional<Tensor> probabilities;
     return autograd::differentiable({q, k, v},
                                     [&] {
-                                        native::AttentionForward forward = native::attention_forward(q, k, v, is_causal, s);
+                                        native::AttentionForward forward = native::attention_forward(q, k, v, causal_offset, s);
                                         probabilities = forward.probabilities;
                                         return forward.out;
                                     },
@@ -37,5 +40,21 @@ Tensor scaled_dot_product_attention(const Tensor& q, const Tensor& k, const Tens
                          });
     });
 }
+
+}  // namespace
+
+Tensor scaled_dot_product_attention(const Tensor& q, const Tensor& k, const Tensor& v, bool is_causal,
+                                    std::optional<double> scale) {
+    return attention(q, k, v, is_causal ? std::optional<std::int64_t>(0) : std::nullopt, scale);
+}
+//> stage 13
+
+Tensor causal_attention_lower_right(const Tensor& q, const Tensor& k, const Tensor& v, std::optional<double> scale) {
+    KAEL_CHECK_VALUE(q.dim() >= 2 && k.dim() >= 2 && k.size(-2) >= q.size(-2),
+                     "causal_attention_lower_right needs at least as many keys as queries, got q "
+                         << to_string(q.shape()) << " and k " << to_string(k.shape()));
+    return attention(q, k, v, k.size(-2) - q.size(-2), scale);
+}
+//< stage 13
 
 }  // namespace kael

@@ -8,8 +8,14 @@
 #include <string>
 #include <string_view>
 //< stage 8
+//> stage 13
+#include <mutex>
+//< stage 13
 
 #include "kael/error.h"
+//> stage 13
+#include "kael/parallel.h"
+//< stage 13
 
 #ifdef KAEL_HAS_BLAS
 #include <cblas.h>
@@ -87,8 +93,38 @@ bool blas_preferred() {
     return preferred;
 }
 //< stage 8
-void blas_gemm(const GemmOperands<float>& op) { call(op, cblas_sgemm); }
-void blas_gemm(const GemmOperands<double>& op) { call(op, cblas_dgemm); }
+//> until 13
+//| void blas_gemm(const GemmOperands<float>& op) { call(op, cblas_sgemm); }
+//| void blas_gemm(const GemmOperands<double>& op) { call(op, cblas_dgemm); }
+//< until 13
+//> stage 13
+
+// OpenBLAS has a pool of its own. It gets kael's thread count, so that one setting governs
+// both, and kael never calls it from inside a parallel loop, so the two pools never run at
+// once (no oversubscription). openblas_set_num_threads must not race with a product in
+// flight: it is called only when the setting has changed, under a lock.
+extern "C" void openblas_set_num_threads(int threads);
+
+void match_blas_threads() {
+    static std::mutex mutex;
+    static int applied = 0;
+    const int wanted = get_num_threads();
+    const std::lock_guard lock(mutex);
+    if (applied != wanted) {
+        openblas_set_num_threads(wanted);
+        applied = wanted;
+    }
+}
+
+void blas_gemm(const GemmOperands<float>& op) {
+    match_blas_threads();
+    call(op, cblas_sgemm);
+}
+void blas_gemm(const GemmOperands<double>& op) {
+    match_blas_threads();
+    call(op, cblas_dgemm);
+}
+//< stage 13
 
 #else
 

@@ -10,6 +10,9 @@
 #include "kernels/cpu/gemm.h"
 #include "kernels/cpu/integer_math.h"
 #include "kael/error.h"
+//> stage 13
+#include "kael/parallel.h"
+//< stage 13
 
 namespace kael::detail {
 
@@ -126,11 +129,52 @@ template <typename T> void dispatch_gemm(const GemmOperands<T>& op) {
     run_with_buffers<T, 4, 4 * kNarrow>(op, generic::gemm_blocked<T, 4, 4 * kNarrow>);
 }
 
+//> stage 13
+
+// C in panels of 64 columns (or of 96 rows, when it has more rows than columns) on several
+// threads (chapter 12). A panel is a product of its own, A times a slice of B, and each of
+// its elements is summed over k in the order the whole product sums it. The panels are
+// whole register blocks of every kernel (NR divides 64, MR divides 96), so no element
+// moves from a full block to an edge block, whose code differs: C is the same bit for bit
+// for any number of threads. Each piece packs into buffers of its own.
+template <typename T> void parallel_gemm(const GemmOperands<T>& op) {
+    const bool by_columns = op.n >= op.m;
+    const std::int64_t panel = by_columns ? 64 : 96;
+    constexpr std::int64_t kWorkPerPiece = std::int64_t{1} << 21;  // multiply-adds, ~0.1 ms
+    const std::int64_t extent = by_columns ? op.n : op.m;
+    const std::int64_t across = by_columns ? op.m : op.n;
+    const std::int64_t panels = (extent + panel - 1) / panel;
+    const std::int64_t grain = std::max<std::int64_t>(1, kWorkPerPiece / std::max<std::int64_t>(1, panel * across * op.k));
+    parallel_for(0, panels, grain, [&](std::int64_t first, std::int64_t end) {
+        const std::int64_t begin = first * panel;
+        const std::int64_t size = std::min(end * panel, extent) - begin;
+        GemmOperands<T> part = op;
+        if (by_columns) {
+            part.n = size;
+            part.b += begin * op.b_col;
+            part.c += begin;
+        } else {
+            part.m = size;
+            part.a += begin * op.a_row;
+            part.c += begin * op.ldc;
+        }
+        dispatch_gemm(part);
+    });
+}
+//< stage 13
+
 }  // namespace
 
-void gemm(const GemmOperands<float>& op) { dispatch_gemm(op); }
-void gemm(const GemmOperands<double>& op) { dispatch_gemm(op); }
-void gemm(const GemmOperands<std::int64_t>& op) { dispatch_gemm(op); }
+//> until 13
+//| void gemm(const GemmOperands<float>& op) { dispatch_gemm(op); }
+//| void gemm(const GemmOperands<double>& op) { dispatch_gemm(op); }
+//| void gemm(const GemmOperands<std::int64_t>& op) { dispatch_gemm(op); }
+//< until 13
+//> stage 13
+void gemm(const GemmOperands<float>& op) { parallel_gemm(op); }
+void gemm(const GemmOperands<double>& op) { parallel_gemm(op); }
+void gemm(const GemmOperands<std::int64_t>& op) { parallel_gemm(op); }
+//< stage 13
 
 const char* gemm_isa() {
     switch (isa()) {
