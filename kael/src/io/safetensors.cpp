@@ -24,6 +24,7 @@
 #include "kael/error.h"
 #include "kael/factory.h"
 #include "kael/shape.h"
+#include "io/quoted.h"
 //> stage 13
 #include "io/mapped_file.h"
 //< stage 13
@@ -123,27 +124,9 @@ std::string describe(const Json& value) {
 }
 
 // A key of the header (a tensor name, a field, a metadata key) in quotes. Keys are the
-// file's too, but a name is what a reader needs to find the problem, so it is shown: cut
-// to a length that fits a message, with every byte outside printable ASCII written as
-// \xNN, so that control characters in a name cannot rewrite the reader's terminal.
-std::string quoted_key(std::string_view key) {
-    constexpr std::size_t kLimit = 100;
-    constexpr std::string_view digits = "0123456789ABCDEF";
-    std::string text = "'";
-    for (const char c : key.substr(0, kLimit)) {
-        const auto byte = static_cast<unsigned char>(c);
-        if (byte >= 0x20 && byte < 0x7F) {
-            text += c;
-        } else {
-            text += {'\\', 'x', digits[byte >> 4U], digits[byte & 0x0FU]};
-        }
-    }
-    text += "'";
-    if (key.size() > kLimit) {
-        text += " (the first " + std::to_string(kLimit) + " of its " + std::to_string(key.size()) + " bytes)";
-    }
-    return text;
-}
+// file's too, but a name is what a reader needs to find the problem, so it is shown, cut
+// and escaped (io/quoted.h).
+std::string quoted_key(std::string_view key) { return detail::quote_for_message(key); }
 
 // A shape read from the file: written out when it is short, counted when it is not (a
 // header can hold a shape of ten million dimensions).

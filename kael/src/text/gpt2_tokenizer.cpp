@@ -22,6 +22,7 @@
 #include <nlohmann/json.hpp>
 
 #include "kael/error.h"
+#include "io/quoted.h"
 #include "text/bpe.h"
 #include "text/byte_alphabet.h"
 #include "text/pretokenizer.h"
@@ -38,33 +39,13 @@ constexpr std::int64_t kMissing = -1;  // a byte with no token of its own
 constexpr std::array<std::string_view, 1> kSpecialTokens{"<|endoftext|>"};
 
 // ---------------------------------------------------------------------------------------
-// Error messages. A vocabulary is a stranger's file too: a token may be a megabyte long or
-// hold control characters, so tokens and lines are shown as safetensors.cpp shows tensor
-// names: cut to 100 bytes, and every byte outside printable ASCII written as \xNN, so that
-// nothing in a message can rewrite the reader's terminal.
+// Error messages. A vocabulary is a stranger's file too: tokens and lines are shown as
+// safetensors.cpp shows tensor names, cut to 100 bytes and escaped (io/quoted.h).
 
-// (Not named `quoted`: for a std::string argument, argument-dependent lookup would find
-// std::quoted, an exact match, and quote with double quotes and no escaping.)
-std::string quote(std::string_view text, std::size_t limit = 100) {
-    constexpr std::string_view digits = "0123456789ABCDEF";
-    std::string shown = "'";
-    for (const char c : text.substr(0, limit)) {
-        const auto byte = static_cast<unsigned char>(c);
-        if (byte >= 0x20 && byte < 0x7F) {
-            shown += c;
-        } else {
-            shown += {'\\', 'x', digits[byte >> 4U], digits[byte & 0x0FU]};
-        }
-    }
-    shown += "'";
-    if (text.size() > limit) {
-        shown += " (the first " + std::to_string(limit) + " of its " + std::to_string(text.size()) + " bytes)";
-    }
-    return shown;
-}
+using io::detail::quote_for_message;
 
 // A path is the caller's, not the file's, and may well be longer than 100 bytes.
-std::string quote_path(const std::filesystem::path& path) { return quote(path.string(), 4096); }
+std::string quote_path(const std::filesystem::path& path) { return quote_for_message(path.string(), 4096); }
 
 // What a JSON value is, without its contents.
 std::string describe(const Json& value) {
@@ -129,12 +110,12 @@ Json parse_vocabulary_json(std::string_view text, const std::string& origin) {
     const auto check_while_parsing = [&](int depth, Json::parse_event_t event, Json& parsed) {
         const bool starts = event == Json::parse_event_t::object_start || event == Json::parse_event_t::array_start;
         KAEL_CHECK_VALUE(!starts || depth == 0,
-                         "GPT-2 tokenizer: " << origin << ": the id of the token " << quote(last_key ? *last_key : "")
+                         "GPT-2 tokenizer: " << origin << ": the id of the token " << quote_for_message(last_key ? *last_key : "")
                                              << " is " << (event == Json::parse_event_t::object_start ? "an object" : "an array")
                                              << "; ids are non-negative integers");
         if (event == Json::parse_event_t::key) {
             const auto inserted = keys.insert(parsed.get<std::string>());
-            KAEL_CHECK_VALUE(inserted.second, "GPT-2 tokenizer: " << origin << ": the token " << quote(*inserted.first)
+            KAEL_CHECK_VALUE(inserted.second, "GPT-2 tokenizer: " << origin << ": the token " << quote_for_message(*inserted.first)
                                                                   << " appears twice");
             last_key = &*inserted.first;
         }
@@ -175,7 +156,7 @@ std::string token_bytes_of(const std::string& token, std::int64_t id, const std:
         const Utf8Sequence character = next_utf8_sequence(token, position);
         const std::optional<std::uint8_t> byte = character.valid ? char_to_byte(character.code_point) : std::nullopt;
         KAEL_CHECK_VALUE(byte.has_value(),
-                         "GPT-2 tokenizer: " << origin << ": the token " << quote(token) << " (id " << id
+                         "GPT-2 tokenizer: " << origin << ": the token " << quote_for_message(token) << " (id " << id
                                              << ") holds the character U+" << std::hex << std::uppercase
                                              << static_cast<std::uint32_t>(character.code_point) << std::dec
                                              << " at byte " << position
@@ -200,18 +181,18 @@ Vocabulary read_vocabulary(std::string_view text, const std::string& origin) {
     for (auto& [token, value] : json.items()) {
         const bool fits = value.is_number_unsigned() &&
                           value.get<std::uint64_t>() <= static_cast<std::uint64_t>(std::numeric_limits<std::int64_t>::max());
-        KAEL_CHECK_VALUE(fits, "GPT-2 tokenizer: " << origin << ": the id of the token " << quote(token) << " is "
+        KAEL_CHECK_VALUE(fits, "GPT-2 tokenizer: " << origin << ": the id of the token " << quote_for_message(token) << " is "
                                                    << describe(value)
                                                    << "; ids are non-negative integers that fit in int64");
         const auto id = value.get<std::int64_t>();
         KAEL_CHECK_VALUE(static_cast<std::uint64_t>(id) < count,
-                         "GPT-2 tokenizer: " << origin << ": the token " << quote(token) << " has id " << id
+                         "GPT-2 tokenizer: " << origin << ": the token " << quote_for_message(token) << " has id " << id
                                              << ", but a vocabulary of " << count << " tokens has the ids 0.."
                                              << static_cast<std::int64_t>(count) - 1
                                              << ", each once (kael refuses gaps)");
         const auto slot = static_cast<std::size_t>(id);
-        KAEL_CHECK_VALUE(token_of[slot] == nullptr, "GPT-2 tokenizer: " << origin << ": the tokens " << quote(*token_of[slot])
-                                                                        << " and " << quote(token) << " both have id " << id);
+        KAEL_CHECK_VALUE(token_of[slot] == nullptr, "GPT-2 tokenizer: " << origin << ": the tokens " << quote_for_message(*token_of[slot])
+                                                                        << " and " << quote_for_message(token) << " both have id " << id);
         token_of[slot] = &token;
         vocabulary.bytes_of[slot] = token_bytes_of(token, id, origin);
     }
@@ -249,7 +230,7 @@ MergeTable read_merges(std::string_view text, const Vocabulary& vocabulary, cons
         const std::size_t space = line.find(' ');
         const bool two_tokens = space != std::string_view::npos && space > 0 && space + 1 < line.size() &&
                                 line.find(' ', space + 1) == std::string_view::npos;
-        KAEL_CHECK_VALUE(two_tokens, where << " is " << quote(line)
+        KAEL_CHECK_VALUE(two_tokens, where << " is " << quote_for_message(line)
                                            << "; a merge is two tokens separated by one space");
         const std::string left(line.substr(0, space));
         const std::string right(line.substr(space + 1));
@@ -257,12 +238,12 @@ MergeTable read_merges(std::string_view text, const Vocabulary& vocabulary, cons
         const auto right_id = vocabulary.id_of.find(right);
         const auto result_id = vocabulary.id_of.find(left + right);
         KAEL_CHECK_VALUE(left_id != vocabulary.id_of.end(),
-                         where << " merges " << quote(left) << ", which is not a token of the vocabulary");
+                         where << " merges " << quote_for_message(left) << ", which is not a token of the vocabulary");
         KAEL_CHECK_VALUE(right_id != vocabulary.id_of.end(),
-                         where << " merges " << quote(right) << ", which is not a token of the vocabulary");
+                         where << " merges " << quote_for_message(right) << ", which is not a token of the vocabulary");
         KAEL_CHECK_VALUE(result_id != vocabulary.id_of.end(),
-                         where << " merges " << quote(left) << " and " << quote(right) << " into "
-                               << quote(left + right) << ", which is not a token of the vocabulary");
+                         where << " merges " << quote_for_message(left) << " and " << quote_for_message(right) << " into "
+                               << quote_for_message(left + right) << ", which is not a token of the vocabulary");
         const auto rank = static_cast<std::int64_t>(merges.size());
         const auto [found, inserted] =
             merges.try_emplace(TokenPair{left_id->second, right_id->second}, Merge{rank, result_id->second});
