@@ -285,6 +285,27 @@ Tensor nll_loss(const Tensor& log_probs, const Tensor& target, Reduction reducti
     return reduce_losses(losses, used, reduction, target.shape(), log_probs.dtype());
 }
 
+// One row of layer_norm: its mean and biased variance in double, in two passes, then each
+// element normalized, scaled and shifted.
+template <typename T>
+void normalize_row(const T* x, T* result, std::int64_t length, const T* scale, const T* shift, double eps) {
+    double total = 0;
+    for (std::int64_t i = 0; i < length; ++i) {
+        total += static_cast<double>(x[i]);
+    }
+    const double mean = total / static_cast<double>(length);
+    double squares = 0;
+    for (std::int64_t i = 0; i < length; ++i) {
+        const double deviation = static_cast<double>(x[i]) - mean;
+        squares += deviation * deviation;
+    }
+    const double inverse_std = 1.0 / std::sqrt(squares / static_cast<double>(length) + eps);
+    for (std::int64_t i = 0; i < length; ++i) {
+        const double normalized = (static_cast<double>(x[i]) - mean) * inverse_std;
+        result[i] = static_cast<T>(normalized * static_cast<double>(scale[i]) + static_cast<double>(shift[i]));
+    }
+}
+
 Tensor layer_norm(const Tensor& t, const Shape& normalized_shape, const std::optional<Tensor>& weight,
                   const std::optional<Tensor>& bias, double eps) {
     const auto trailing = static_cast<std::int64_t>(normalized_shape.size());
@@ -327,31 +348,16 @@ Tensor layer_norm(const Tensor& t, const Shape& normalized_shape, const std::opt
         const std::int64_t count = rows.numel();
 //> until 13
 //|         for (std::int64_t start = 0; start < count; start += length) {
+//|             normalize_row(in + start, result + start, length, scale, shift, eps);
+//|         }
 //< until 13
 //> stage 13
+        // Each row is its own: rows run on several threads, each row on one.
         const std::int64_t row_count = length == 0 ? 0 : count / length;
         parallel_for(0, row_count, rows_per_piece(length), [&](std::int64_t first, std::int64_t end) {
-        for (std::int64_t start = first * length; start < end * length; start += length) {
-//< stage 13
-            const T* x = in + start;
-            double total = 0;
-            for (std::int64_t i = 0; i < length; ++i) {
-                total += static_cast<double>(x[i]);
+            for (std::int64_t row = first; row < end; ++row) {
+                normalize_row(in + row * length, result + row * length, length, scale, shift, eps);
             }
-            const double mean = total / static_cast<double>(length);
-            double squares = 0;
-            for (std::int64_t i = 0; i < length; ++i) {
-                const double deviation = static_cast<double>(x[i]) - mean;
-                squares += deviation * deviation;
-            }
-            const double inverse_std = 1.0 / std::sqrt(squares / static_cast<double>(length) + eps);
-            for (std::int64_t i = 0; i < length; ++i) {
-                const double normalized = (static_cast<double>(x[i]) - mean) * inverse_std;
-                result[start + i] = static_cast<T>(normalized * static_cast<double>(scale[i]) +
-                                                   static_cast<double>(shift[i]));
-            }
-        }
-//> stage 13
         });
 //< stage 13
     });
@@ -395,7 +401,7 @@ Tensor dropout(const Tensor& t, double p, bool training) {
     // Keeping each element with probability 1 - p and scaling by 1 / (1 - p) leaves the
     // expected value of every element unchanged.
 //> until 10
-//|      const Tensor keep = bernoulli(t.shape(), 1 - p, t.dtype());
+//|     const Tensor keep = bernoulli(t.shape(), 1 - p, t.dtype());
 //< until 10
 //> stage 10
     // Drawn on the host, from the one generator, and copied to t's device: the same mask
