@@ -165,6 +165,33 @@ TEST(Matmul, EmptyDimensions) {
     EXPECT_EQ(values<float>(batch_zero_k), (std::vector<float>(24, 0.0f)));
 }
 
+//> stage 13
+// One row times a matrix takes its own path (chapter 12), one pass over B in the order B is
+// stored: sums of rows for B with contiguous rows, dot products for B with contiguous
+// columns. Sizes on both sides of its 16-lane dot products and its 1024-column blocks, an
+// empty K and N, and a row of A with a stride.
+TEST(Matmul, OneRowTimesAMatrixInEveryLayout) {
+    kael::manual_seed(13);
+    for_each_backend([&] {
+        for (const auto& [k, n] : std::vector<std::array<I, 2>>{
+                 {0, 5}, {5, 0}, {1, 1}, {15, 1023}, {16, 1024}, {17, 1025}, {300, 2049}}) {
+            const Tensor a = kael::randn({1, k});
+            const Tensor a_strided = kael::randn({k, 3}).T().slice(0, 0, 1);  // [1, k], stride 3
+            const Tensor rows = kael::randn({k, n});                          // B[k, :] contiguous
+            const Tensor columns = kael::randn({n, k}).T();                   // B[:, j] contiguous
+            for (const Tensor& left : {a, a_strided}) {
+                for (const Tensor& right : {rows, columns}) {
+                    expect_near_product(kael::matmul(left, right), left, right, 1e-3);
+                    const Tensor left64 = left.to(DType::F64);
+                    const Tensor right64 = right.to(DType::F64);
+                    expect_near_product(kael::matmul(left64, right64), left64, right64, 1e-9);
+                }
+            }
+        }
+    });
+}
+
+//< stage 13
 TEST(Matmul, ErrorsNameTheShapesAndDtypes) {
     EXPECT_THROW((void)kael::matmul(kael::zeros({2, 3}), kael::zeros({4, 5})), kael::ValueError);
     EXPECT_NE(message_of([] { (void)kael::matmul(kael::zeros({2, 3}), kael::zeros({4, 5})); })

@@ -160,6 +160,8 @@ TEST(Parallel, KernelsGiveTheSameBitsForAnyThreadCount) {
     const Tensor q = kael::randn({2, 4, 40, 16});
     const Tensor k = kael::randn({2, 4, 40, 16});
     const Tensor v = kael::randn({2, 4, 40, 16});
+    const Tensor wide = kael::randn({3000, 500});
+    const Tensor tall = kael::randn({500, 3000});
     const auto compute = [&] {
         std::vector<Tensor> out;
         out.push_back(kael::gelu(rows, "tanh"));
@@ -174,6 +176,9 @@ TEST(Parallel, KernelsGiveTheSameBitsForAnyThreadCount) {
         out.push_back(kael::mean(rows.mT(), {0}));
         out.push_back(kael::amax(rows, {1}));
         out.push_back(kael::sum(rows, {0}));
+        // One row times a matrix (gemv.cpp), B with contiguous rows, then columns.
+        out.push_back(kael::matmul(rows.slice(0, 0, 1), wide));
+        out.push_back(kael::matmul(rows.slice(0, 1, 2), tall.mT()));
         return out;
     };
     const kael::MatmulBackend backend = kael::matmul_backend();

@@ -5,6 +5,9 @@
 #include <type_traits>
 
 #include "kernels/cpu/gemm.h"
+//> stage 13
+#include "kernels/cpu/gemv.h"
+//< stage 13
 #include "kael/broadcast.h"
 #include "kael/factory.h"
 #include "kael/ops/binary.h"
@@ -43,6 +46,15 @@ void multiply(const detail::GemmOperands<T>& op, bool blas) {
     if constexpr (std::is_same_v<T, std::int64_t>) {
         detail::gemm(op);
     } else {
+//> stage 13
+        // One row times a matrix, a decode step's product, is one pass over B; a blocked
+        // product, BLAS's included, would pack B first (chapter 12). Only BLAS asked for by
+        // name computes it.
+        if (detail::gemv_applies(op) && current_backend.load() != MatmulBackend::Blas) {
+            detail::gemv(op);
+            return;
+        }
+//< stage 13
         if (blas) {
             detail::blas_gemm(op);
         } else {
