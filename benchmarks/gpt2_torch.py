@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """PyTorch's eager speed on GPT-2, the reference kael's GPT-2 benchmark is measured against
-(chapter 13).
+(chapter 12).
 
     gpt2_torch.py --model DIR --threads N [--prompt-tokens 64] [--new-tokens 128]
                   [--no-cache-tokens 8] [--repeats 5] [--seed 0]

@@ -41,8 +41,10 @@ print(f"Measured on {datetime.date.today()} on {cpu} by `benchmarks/record_gpt2.
       f"(124M parameters, random weights), a prompt of 64 tokens, 128 tokens decoded greedily; "
       f"the median of {rounds} alternating rounds, each figure inside a round the best of 5 runs.")
 print()
-print("| threads | measure | kael | PyTorch | kael / PyTorch |")
-print("|---:|---|---:|---:|---:|")
+def thread_label(threads):
+    return "1 thread" if threads == 1 else f"{threads} threads"
+print("| measure | kael | PyTorch | kael / PyTorch |")
+print("|---|---:|---:|---:|")
 for threads in (1, 2):
     kael, torch = runs(f"kael-{threads}"), runs(f"torch-{threads}")
     for key, label, faster in (("forward_ms_best", "forward, 64 tokens (ms)", "lower"),
@@ -51,20 +53,26 @@ for threads in (1, 2):
                                ("nocache_tokens_per_s", "decode without the cache (tokens/s)", "higher")):
         k, t = median(kael, key), median(torch, key)
         ratio = t / k if faster == "lower" else k / t
-        print(f"| {threads} | {label} | {k:.1f} | {t:.1f} | {ratio:.2f} |")
+        print(f"| {label}, {thread_label(threads)} | {k:.1f} | {t:.1f} | {ratio:.2f} |")
 print()
 print("The last column is how many times faster kael is (above 1: kael is faster).")
 print()
-print("| threads | weights read per decoded token | memory read bandwidth | kael's decode as a share of it |")
-print("|---:|---:|---:|---:|")
+print("| threads | weights read per token | memory read bandwidth | decode limit (tokens/s) "
+      "| kael's decode, share of the limit | PyTorch's decode, share of the limit |")
+print("|---|---:|---:|---:|---:|---:|")
 for threads in (1, 2):
-    kael = runs(f"kael-{threads}")
+    kael, torch = runs(f"kael-{threads}"), runs(f"torch-{threads}")
     gb = kael[0]["weight_bytes"] / 1e9
     bandwidth = median(kael, "read_gb_per_s")
-    share = median(kael, "decode_tokens_per_s") * gb / bandwidth
-    print(f"| {threads} | {gb:.3f} GB | {bandwidth:.1f} GB/s | {100 * share:.0f}% |")
+    limit = bandwidth / gb
+    kael_share = median(kael, "decode_tokens_per_s") / limit
+    torch_share = median(torch, "decode_tokens_per_s") / limit
+    print(f"| {thread_label(threads)} | {gb:.3f} GB | {bandwidth:.1f} GB/s | {limit:.1f} "
+          f"| {100 * kael_share:.0f}% | {100 * torch_share:.0f}% |")
 print()
 print("kael's prefill asks for the last position's logits only (what generation needs); "
-      "PyTorch's reference computes them for every position, as its forward does.")
+      "PyTorch's reference computes them for every position, as its forward does. "
+      "The decode limit is the bandwidth divided by the bytes of the weights: every decode "
+      "step reads each weight once.")
 EOF
 echo "record_gpt2: wrote $out"

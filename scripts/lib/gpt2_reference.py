@@ -1,4 +1,4 @@
-"""GPT-2 in plain PyTorch, and the Hugging Face files it is stored in (chapter 13).
+"""GPT-2 in plain PyTorch, and the Hugging Face files it is stored in (chapter 12).
 
 kael loads GPT-2 from a directory laid out as the Hugging Face hub lays it out:
 config.json, model.safetensors, vocab.json and merges.txt. To test that loader without
