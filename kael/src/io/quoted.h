@@ -9,7 +9,7 @@
 #include <string>
 #include <string_view>
 
-namespace kael::io::detail {
+namespace kael::io {
 
 // In single quotes, the first `limit` bytes of `text` at most, and how long it was if cut.
 // (Not named `quoted`: for a std::string argument, argument-dependent lookup would find
@@ -32,4 +32,4 @@ inline std::string quote_for_message(std::string_view text, std::size_t limit = 
     return shown;
 }
 
-}  // namespace kael::io::detail
+}  // namespace kael::io

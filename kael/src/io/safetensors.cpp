@@ -126,7 +126,7 @@ std::string describe(const Json& value) {
 // A key of the header (a tensor name, a field, a metadata key) in quotes. Keys are the
 // file's too, but a name is what a reader needs to find the problem, so it is shown, cut
 // and escaped (io/quoted.h).
-std::string quoted_key(std::string_view key) { return detail::quote_for_message(key); }
+std::string quoted_key(std::string_view key) { return quote_for_message(key); }
 
 // A shape read from the file: written out when it is short, counted when it is not (a
 // header can hold a shape of ten million dimensions).

@@ -42,7 +42,7 @@ constexpr std::array<std::string_view, 1> kSpecialTokens{"<|endoftext|>"};
 // Error messages. A vocabulary is a stranger's file too: tokens and lines are shown as
 // safetensors.cpp shows tensor names, cut to 100 bytes and escaped (io/quoted.h).
 
-using io::detail::quote_for_message;
+using io::quote_for_message;
 
 // A path is the caller's, not the file's, and may well be longer than 100 bytes.
 std::string quote_path(const std::filesystem::path& path) { return quote_for_message(path.string(), 4096); }
