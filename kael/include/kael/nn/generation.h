@@ -44,7 +44,7 @@ enum class StopReason {
 /// The tokens generate() produced and the time each phase took.
 struct Generation {
     std::vector<std::int64_t> tokens;  ///< the new tokens, without the prompt
-    StopReason reason = StopReason::MaxNewTokens;
+    StopReason reason = StopReason::MaxNewTokens;  ///< why generation stopped
     double prefill_seconds = 0.0;  ///< the prompt's forward and the first token's draw
     double decode_seconds = 0.0;   ///< every later step
     std::int64_t decode_steps = 0;  ///< the steps after the first (a stop token's included)
