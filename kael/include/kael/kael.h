@@ -19,6 +19,9 @@
 //> stage 13
 #include "kael/text.h"
 //< stage 13
+//> stage 14
+#include "kael/debug.h"
+//< stage 14
 #include "kael/checked_math.h"
 #include "kael/device.h"
 #include "kael/dtype.h"

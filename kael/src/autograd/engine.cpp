@@ -14,6 +14,10 @@
 #include <utility>
 
 #include "autograd/recording.h"
+//> stage 14
+#include "autograd/anomaly_check.h"
+#include "kael/autograd/anomaly.h"
+//< stage 14
 #include "kael/error.h"
 #include "kael/factory.h"
 #include "kael/ops/binary.h"
@@ -71,6 +75,11 @@ public:
             if (std::any_of(incoming.begin(), incoming.end(), [](const auto& g) { return g.has_value(); })) {
                 outgoing = node->run(std::move(incoming));
                 validate(*node, outgoing);
+//> stage 14
+                if (is_anomaly_enabled()) {
+                    check_gradients(*node, outgoing);
+                }
+//< stage 14
             }
             if (!keep_graph_) {
                 node->release_saved();
