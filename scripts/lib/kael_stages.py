@@ -115,7 +115,11 @@ class Manifest:
         return self.stages[number - 1]
 
     def is_tooling(self, path: str) -> bool:
-        return any(_covers(entry, path) for entry in self.tooling)
+        """True for the project's machinery: a file [tooling] covers and no stage claims more
+        specifically (stage 13 names scripts/lib/gpt2_reference.py inside tooling's scripts/lib/)."""
+        tooling = [_specificity(entry) for entry in self.tooling if _covers(entry, path)]
+        staged = [_specificity(entry) for s in self.stages for entry in s.files if _covers(entry, path)]
+        return bool(tooling) and (not staged or max(tooling) > max(staged))
 
     def introduced_in(self, path: str) -> int:
         """The stage that introduces a file. Raises StageError unless exactly one does.
