@@ -39,7 +39,7 @@ TEST(Explain, ViewsShowTheirStridesOffsetAndTheBytesTheyReach) {
 }
 
 TEST(Explain, AnInPlaceWriteShowsAsTheStoragesVersion) {
-    const Tensor t = zeros({2});
+    Tensor t = zeros({2});
     EXPECT_TRUE(has(explain(t), ", version 0,")) << explain(t);
     t.add_(1.0);
     t.mul_(2.0);

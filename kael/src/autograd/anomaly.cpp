@@ -25,10 +25,10 @@ std::string_view non_finite_kind(const Tensor& t) {
     if (!is_floating_point(t.dtype()) || t.numel() == 0) {
         return {};
     }
-    if (any(isnan(t)).item<bool>()) {
+    if (any(isnan(t)).item() != 0.0) {
         return "nan";
     }
-    if (any(isinf(t)).item<bool>()) {
+    if (any(isinf(t)).item() != 0.0) {
         return "inf";
     }
     return {};

@@ -13,10 +13,14 @@
 namespace kael::autograd {
 namespace {
 
-// A DOT string literal: quotes and backslashes escaped.
+// A DOT string literal: quotes and backslashes escaped, a line break as DOT's \n.
 std::string quoted(const std::string& text) {
     std::string out = "\"";
     for (const char c : text) {
+        if (c == '\n') {
+            out += "\\n";
+            continue;
+        }
         if (c == '"' || c == '\\') {
             out += '\\';
         }
@@ -27,7 +31,7 @@ std::string quoted(const std::string& text) {
 
 std::string label_of(const Node& node) {
     if (const auto* accumulate = dynamic_cast<const AccumulateGrad*>(&node)) {
-        return node.name() + "\\n" + to_string(accumulate->leaf()->shape);
+        return node.name() + '\n' + to_string(accumulate->leaf()->shape);
     }
     return node.name();
 }
@@ -56,7 +60,8 @@ std::string to_dot(const Tensor& root) {
         }
         return it->second;
     };
-    dot << "  n" << visit(start.get()) << " -> root [label=" << quoted(to_string(root.shape())) << "];\n";
+    const std::size_t first = visit(start.get());  // writes the node's line before the arrow's
+    dot << "  n" << first << " -> root [label=" << quoted(to_string(root.shape())) << "];\n";
     while (!stack.empty()) {
         const Node* node = stack.back();
         stack.pop_back();
