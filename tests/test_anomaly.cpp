@@ -5,7 +5,6 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
-#include <limits>
 #include <thread>
 
 #include "helpers.h"
@@ -74,7 +73,7 @@ TEST(Anomaly, FiniteGradientsPassTheCheckUnchanged) {
     EXPECT_EQ(values<float>(*x.grad()), (std::vector<float>{0.5f, 0.25f}));
 }
 
-// Integer gradients cannot hold NaN, and an empty gradient has nothing to check.
+// An empty gradient has no element to check.
 TEST(Anomaly, EmptyGradientsAreNotAnomalies) {
     const Tensor x = zeros({0, 3}).requires_grad_();
     const autograd::DetectAnomalyGuard anomaly;

@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <optional>
+#include <utility>
 #include <vector>
 
 #include "kael/shape.h"
@@ -42,6 +43,12 @@ enum class MemOverlap {
 /// transpose. PyTorch calls this "non-overlapping and dense"; such a layout can be given
 /// to a new tensor of the same shape (chapter 04's iterator does, for results).
 [[nodiscard]] bool is_non_overlapping_and_dense(const Tensor& t);
+
+/// The bytes of its storage that `t` can reach, as the half-open range [first, end): from
+/// its first element's first byte to its furthest element's last byte, which with
+/// non-negative strides is the element at offset + sum of (size - 1) * stride. Empty,
+/// {0, 0}, for a tensor without elements.
+[[nodiscard]] std::pair<std::int64_t, std::int64_t> reachable_bytes(const Tensor& t);
 
 /// True when `a` and `b` share storage and their reachable bytes intersect without being
 /// the identical layout. Conservative: true may also be returned for interleaved layouts

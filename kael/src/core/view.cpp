@@ -454,6 +454,18 @@ bool is_non_overlapping_and_dense(const Tensor& t) {
     return true;
 }
 
+std::pair<std::int64_t, std::int64_t> reachable_bytes(const Tensor& t) {
+    if (t.numel() == 0) {
+        return {0, 0};
+    }
+    std::int64_t last = t.offset();
+    for (std::size_t i = 0; i < t.shape().size(); ++i) {
+        last += (t.shape()[i] - 1) * t.strides()[i];
+    }
+    const std::int64_t size = element_size(t.dtype());
+    return {t.offset() * size, (last + 1) * size};
+}
+
 bool may_partially_overlap(const Tensor& a, const Tensor& b) {
     if (a.numel() == 0 || b.numel() == 0 || !a.shares_storage(b)) {
         return false;
@@ -463,16 +475,8 @@ bool may_partially_overlap(const Tensor& a, const Tensor& b) {
         return false;  // the very same elements: a full overlap, which element-wise ops handle
     }
     // Compare the byte ranges each tensor can reach.
-    auto range = [](const Tensor& t) {
-        std::int64_t last = t.offset();
-        for (std::size_t i = 0; i < t.shape().size(); ++i) {
-            last += (t.shape()[i] - 1) * t.strides()[i];
-        }
-        const std::int64_t size = element_size(t.dtype());
-        return std::pair{t.offset() * size, (last + 1) * size};
-    };
-    const auto [a_begin, a_end] = range(a);
-    const auto [b_begin, b_end] = range(b);
+    const auto [a_begin, a_end] = reachable_bytes(a);
+    const auto [b_begin, b_end] = reachable_bytes(b);
     return a_begin < b_end && b_begin < a_end;
 }
 

@@ -11,25 +11,12 @@
 #include "autograd/recording.h"
 #include "kael/autograd/anomaly.h"
 #include "kael/autograd/node.h"
+#include "kael/view.h"
 
 namespace kael {
 namespace {
 
 constexpr std::size_t kNodesShown = 16;
-
-// The byte range [first, last + 1) of the storage that `impl`'s elements occupy, the
-// same sum of (size - 1) * stride that TensorImpl::validate bounds. Empty for no elements.
-std::pair<std::int64_t, std::int64_t> reachable_bytes(const TensorImpl& impl) {
-    if (impl.numel() == 0) {
-        return {0, 0};
-    }
-    std::int64_t last = impl.offset;
-    for (std::size_t d = 0; d < impl.shape.size(); ++d) {
-        last += (impl.shape[d] - 1) * impl.strides[d];
-    }
-    const std::int64_t size = element_size(impl.dtype);
-    return {impl.offset * size, (last + 1) * size};
-}
 
 void describe_graph(std::ostream& out, const Tensor& t) {
     const std::shared_ptr<autograd::Node> start = autograd::gradient_edge(t).node;
@@ -82,7 +69,7 @@ std::string explain(const Tensor& t) {
     out << "storage:       " << storage.nbytes() << " bytes on " << to_string(storage.device()) << ", version "
         << storage.version() << ", shared by " << impl->storage.use_count() << " tensor impl"
         << (impl->storage.use_count() == 1 ? "" : "s") << '\n';
-    const auto [first, end] = reachable_bytes(*impl);
+    const auto [first, end] = reachable_bytes(t);
     out << "reaches:       ";
     if (first == end) {
         out << "no bytes (no elements)\n";
