@@ -191,6 +191,37 @@ TEST(Matmul, OneRowTimesAMatrixInEveryLayout) {
     });
 }
 
+// Up to eight rows take the same path, each row of A with each piece of B in turn, and a
+// row's result must not depend on the rows beside it: a sequence decoded in a batch gets
+// the bits it gets alone (chapter 13). Nine rows go to the blocked product.
+TEST(Matmul, AFewRowsTimesAMatrixGiveEachRowItsOwnBits) {
+    kael::manual_seed(14);
+    // The own kernel and Auto take this path; BLAS, asked for by name, gets every product.
+    for (const kael::MatmulBackend backend : {kael::MatmulBackend::Kael, kael::MatmulBackend::Auto}) {
+        kael::set_matmul_backend(backend);
+        for (const I k : {I{3}, I{70}, I{300}}) {
+            const Tensor rows = kael::randn({k, 1100});       // B[k, :] contiguous
+            const Tensor columns = kael::randn({1100, k}).T();  // B[:, j] contiguous
+            for (const I m : {I{2}, I{8}, I{9}}) {
+                const Tensor a = kael::randn({m, k});
+                const Tensor a_strided = kael::randn({k, m}).T();  // rows with a stride
+                for (const Tensor& left : {a, a_strided}) {
+                    for (const Tensor& right : {rows, columns}) {
+                        const Tensor product = kael::matmul(left, right);
+                        expect_near_product(product, left, right, 1e-3);
+                        for (I i = 0; m <= 8 && i < m; ++i) {
+                            const Tensor alone = kael::matmul(left.slice(0, i, i + 1), right);
+                            EXPECT_EQ(values<float>(product.slice(0, i, i + 1)), values<float>(alone))
+                                << "row " << i << " of " << m << ", k = " << k;
+                        }
+                    }
+                }
+            }
+        }
+    }
+    kael::set_matmul_backend(kael::MatmulBackend::Auto);
+}
+
 //< stage 13
 TEST(Matmul, ErrorsNameTheShapesAndDtypes) {
     EXPECT_THROW((void)kael::matmul(kael::zeros({2, 3}), kael::zeros({4, 5})), kael::ValueError);

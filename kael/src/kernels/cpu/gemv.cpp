@@ -1,4 +1,4 @@
-// One row times a matrix, the two loops of gemv.h, split over columns on several threads.
+// A few rows times a matrix, the two loops of gemv.h, split over columns on several threads.
 #include "kernels/cpu/gemv.h"
 
 #include <algorithm>
@@ -10,9 +10,13 @@
 namespace kael::detail {
 namespace {
 
-// Columns of c summed together in the row form: 1024 floats is 4 KiB of c, which stays in
-// the L1 cache while the rows of B stream past it.
+// Columns of C summed together in the row form: 1024 floats is 4 KiB of a row of C, which
+// stays in the L1 cache while the rows of B stream past it.
 constexpr std::int64_t kColumnBlock = 1024;
+// Rows of B that every row of A takes in turn in the row form: 64 rows of a column block
+// are 256 KiB of B, which the L2 cache keeps for the next row of A. A multiple of 4, so that
+// the groups of four rows fall where they fall for one row of A alone.
+constexpr std::int64_t kRowChunk = 64;
 // The partial sums of one dot product: two AVX2 registers of floats, or one AVX-512
 // register, and the same count on every CPU so that the sum's order is too.
 constexpr int kLanes = 16;
@@ -20,13 +24,12 @@ constexpr int kLanes = 16;
 // memory traffic: far more than handing it to a worker costs.
 constexpr std::int64_t kWorkPerPiece = std::int64_t{1} << 16;
 
-// c[0, n) = sum over r of a[r * a_step] * b[r * b_row + (0, n)], for B with contiguous
+// c[0, n) += sum over r of a[r * a_step] * b[r * b_row + (0, n)], for B with contiguous
 // rows. Four rows join each pass over c, added one after the other, so every element's sum
 // runs over r in ascending order, as the plain loop's does.
 template <typename T>
-void scaled_rows(const T* a, std::int64_t a_step, const T* b, std::int64_t b_row, std::int64_t rows, T* __restrict c,
-                 std::int64_t n) {
-    std::fill(c, c + n, T{0});
+void add_scaled_rows(const T* a, std::int64_t a_step, const T* b, std::int64_t b_row, std::int64_t rows,
+                     T* __restrict c, std::int64_t n) {
     std::int64_t r = 0;
     for (; r + 4 <= rows; r += 4) {
         const T a0 = a[r * a_step];
@@ -77,31 +80,52 @@ template <typename T> T dot(const T* __restrict x, const T* __restrict y, std::i
     return partial[0] + rest;
 }
 
+// Row `i` of A with contiguous elements: the row itself, or a copy of it in `copy` (K
+// elements, next to the K x N of B).
+template <typename T> const T* contiguous_row(const GemmOperands<T>& op, std::int64_t i, std::vector<T>& copy) {
+    const T* row = op.a + i * op.a_row;
+    if (op.a_col == 1 || op.k == 0) {
+        return row;
+    }
+    copy.resize(static_cast<std::size_t>(op.k));
+    for (std::int64_t k = 0; k < op.k; ++k) {
+        copy[static_cast<std::size_t>(k)] = row[k * op.a_col];
+    }
+    return copy.data();
+}
+
 template <typename T> void run_gemv(const GemmOperands<T>& op) {
-    const std::int64_t grain = std::max<std::int64_t>(64, kWorkPerPiece / std::max<std::int64_t>(1, op.k));
+    const std::int64_t grain = std::max<std::int64_t>(64, kWorkPerPiece / std::max<std::int64_t>(1, op.m * op.k));
     if (op.b_col == 1) {
         parallel_for(0, op.n, grain, [&](std::int64_t begin, std::int64_t end) {
             for (std::int64_t j = begin; j < end; j += kColumnBlock) {
                 const std::int64_t width = std::min(kColumnBlock, end - j);
-                scaled_rows(op.a, op.a_col, op.b + j, op.b_row, op.k, op.c + j, width);
+                for (std::int64_t i = 0; i < op.m; ++i) {
+                    std::fill_n(op.c + i * op.ldc + j, width, T{0});
+                }
+                for (std::int64_t r = 0; r < op.k; r += kRowChunk) {
+                    const std::int64_t rows = std::min(kRowChunk, op.k - r);
+                    for (std::int64_t i = 0; i < op.m; ++i) {
+                        add_scaled_rows(op.a + i * op.a_row + r * op.a_col, op.a_col, op.b + r * op.b_row + j,
+                                        op.b_row, rows, op.c + i * op.ldc + j, width);
+                    }
+                }
             }
         });
         return;
     }
-    // Columns of B are contiguous; so must a be, to walk beside them. A row of A with a
-    // stride is copied: K elements, next to the K x N of B.
-    std::vector<T> copied;
-    const T* a = op.a;
-    if (op.a_col != 1 && op.k > 0) {
-        copied.resize(static_cast<std::size_t>(op.k));
-        for (std::int64_t k = 0; k < op.k; ++k) {
-            copied[static_cast<std::size_t>(k)] = op.a[k * op.a_col];
-        }
-        a = copied.data();
+    // Columns of B are contiguous; so must the rows of A be, to walk beside them.
+    std::vector<std::vector<T>> copies(static_cast<std::size_t>(op.m));
+    std::vector<const T*> rows(static_cast<std::size_t>(op.m));
+    for (std::int64_t i = 0; i < op.m; ++i) {
+        rows[static_cast<std::size_t>(i)] = contiguous_row(op, i, copies[static_cast<std::size_t>(i)]);
     }
     parallel_for(0, op.n, grain, [&](std::int64_t begin, std::int64_t end) {
         for (std::int64_t j = begin; j < end; ++j) {
-            op.c[j] = dot(a, op.b + j * op.b_col, op.k);
+            const T* column = op.b + j * op.b_col;
+            for (std::int64_t i = 0; i < op.m; ++i) {
+                op.c[i * op.ldc + j] = dot(rows[static_cast<std::size_t>(i)], column, op.k);
+            }
         }
     });
 }
