@@ -8,6 +8,11 @@
 #include <random>
 //> stage 13
 #include <mutex>
+//< stage 13
+//> stage 14
+#include <utility>
+//< stage 14
+//> stage 13
 
 #include <pthread.h>
 //< stage 13
@@ -16,16 +21,29 @@
 //< stage 12
 
 #include "kael/factory.h"
+//> stage 14
+#include "kael/generator.h"
+//< stage 14
 
 namespace kael {
 namespace {
 
 constexpr std::uint64_t kDefaultSeed = 0;
+//> stage 14
+
+// The engine of the Generator a GeneratorGuard lent to this thread, or null (chapter 13).
+thread_local std::mt19937_64* lent_engine = nullptr;
+//< stage 14
 
 // A function-local static is created on first use, so it cannot be touched before it is
 // constructed by another translation unit's static initializer.
 std::mt19937_64& global_generator() {
     static std::mt19937_64 generator(kDefaultSeed);
+//> stage 14
+    if (lent_engine != nullptr) {
+        return *lent_engine;  // a request's own stream, not the process's
+    }
+//< stage 14
     return generator;
 }
 //> stage 13
@@ -69,7 +87,14 @@ void manual_seed(std::uint64_t seed) {
 //> stage 13
     const auto lock = lock_generator();
 //< stage 13
+//> stage 14
+    // The global generator, even inside a GeneratorGuard, as torch.manual_seed.
+    std::mt19937_64* const lent = std::exchange(lent_engine, nullptr);
+//< stage 14
     global_generator().seed(seed);
+//> stage 14
+    lent_engine = lent;
+//< stage 14
 }
 
 Tensor rand(const Shape& shape, DType dtype) {
@@ -177,5 +202,13 @@ Tensor multinomial(const Tensor& weights, std::int64_t samples, bool replacement
     return picks.to(weights.device());
 }
 //< stage 12
+
+//> stage 14
+
+GeneratorGuard::GeneratorGuard(Generator& generator) noexcept
+    : previous_(std::exchange(lent_engine, &generator.engine_)) {}
+
+GeneratorGuard::~GeneratorGuard() { lent_engine = previous_; }
+//< stage 14
 
 }  // namespace kael
