@@ -21,6 +21,7 @@
 //< stage 13
 //> stage 14
 #include "kael/debug.h"
+#include "kael/generator.h"
 //< stage 14
 #include "kael/checked_math.h"
 #include "kael/device.h"

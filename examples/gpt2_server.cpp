@@ -1,0 +1,394 @@
+// A GPT-2 generation server with OpenAI's completion API (chapter 13).
+//
+//   gpt2_server --model DIR [--host 127.0.0.1] [--port 8000] [--max-batch 8] [--max-queue 32]
+//               [--max-body-bytes 65536] [--http-threads N] [--threads N] [--name NAME]
+//               [--shutdown-grace 10]
+//
+// Endpoints:
+//   POST /v1/completions   OpenAI's completion request; "stream": true sends server-sent events
+//   GET  /health           {"status": "ok"}, or 503 {"status": "stopping"} during shutdown
+//   GET  /metrics          requests by outcome, tokens, latency percentiles, queue length
+//
+// The HTTP is cpp-httplib's, the JSON nlohmann-json's, and everything between them is
+// kael::serve: requests are parsed by completion_api.h, scheduled by Scheduler (one model,
+// decode steps of concurrent requests batched), and counted by ServerMetrics. SIGINT or
+// SIGTERM stops it gracefully: new requests get 503, the running ones have --shutdown-grace
+// seconds to finish and are cancelled after that, then the server exits with status 0.
+#include <atomic>
+#include <chrono>
+#include <condition_variable>
+#include <csignal>
+#include <cstdint>
+#include <deque>
+#include <filesystem>
+#include <iostream>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <random>
+#include <string>
+#include <thread>
+
+#include <httplib.h>
+
+#include "kael/kael.h"
+#include "kael/parallel.h"
+#include "kael/serve/completion_api.h"
+#include "kael/serve/metrics.h"
+#include "kael/serve/scheduler.h"
+#include "kael/serve/stop_strings.h"
+
+namespace {
+
+namespace serve = kael::serve;
+using Clock = std::chrono::steady_clock;
+
+struct Options {
+    std::filesystem::path model;
+    std::string host = "127.0.0.1";
+    int port = 8000;
+    serve::SchedulerOptions scheduler{8, 32};
+    std::size_t max_body_bytes = 64 * 1024;
+    std::optional<int> http_threads;
+    std::optional<int> threads;
+    std::string name;
+    double shutdown_grace = 10.0;
+};
+
+Options parse(int argc, char** argv) {
+    Options o;
+    for (int i = 1; i < argc; ++i) {
+        const std::string flag = argv[i];
+        if (flag == "--help") {
+            std::cout << "usage: gpt2_server --model DIR [--host H] [--port P] [--max-batch N] [--max-queue N]\n"
+                         "                   [--max-body-bytes N] [--http-threads N] [--threads N] [--name NAME]\n"
+                         "                   [--shutdown-grace SECONDS]\n";
+            std::exit(0);
+        }
+        KAEL_CHECK_VALUE(i + 1 < argc, "option " << flag << " needs a value");
+        const std::string value = argv[++i];
+        if (flag == "--model") { o.model = value; }
+        else if (flag == "--host") { o.host = value; }
+        else if (flag == "--port") { o.port = std::stoi(value); }
+        else if (flag == "--max-batch") { o.scheduler.max_batch = std::stoll(value); }
+        else if (flag == "--max-queue") { o.scheduler.max_queue = std::stoll(value); }
+        else if (flag == "--max-body-bytes") { o.max_body_bytes = std::stoull(value); }
+        else if (flag == "--http-threads") { o.http_threads = std::stoi(value); }
+        else if (flag == "--threads") { o.threads = std::stoi(value); }
+        else if (flag == "--name") { o.name = value; }
+        else if (flag == "--shutdown-grace") { o.shutdown_grace = std::stod(value); }
+        else { throw kael::ValueError("unknown option " + flag); }
+    }
+    KAEL_CHECK_VALUE(!o.model.empty(), "gpt2_server needs --model DIR (see --help)");
+    KAEL_CHECK_VALUE(o.port >= 0 && o.port <= 65535, "--port must be in 0 .. 65535, got " << o.port);
+    KAEL_CHECK_VALUE(o.max_body_bytes >= 1, "--max-body-bytes must be at least 1");
+    KAEL_CHECK_VALUE(o.shutdown_grace >= 0, "--shutdown-grace must be >= 0 seconds");
+    KAEL_CHECK_VALUE(!o.http_threads || *o.http_threads >= 1, "--http-threads must be at least 1");
+    if (o.name.empty()) {
+        o.name = std::filesystem::absolute(o.model).lexically_normal().filename().string();
+        if (o.name.empty()) {
+            o.name = std::filesystem::absolute(o.model).lexically_normal().parent_path().filename().string();
+        }
+    }
+    return o;
+}
+
+// What the scheduler's thread hands one HTTP handler: text as it is decoded, then the end.
+// The decoder and the stop strings are touched by the scheduler's thread only.
+struct Completion {
+    Completion(const kael::text::GPT2Tokenizer& tokenizer, std::vector<std::string> stops)
+        : decoder(tokenizer), stop(std::move(stops)) {}
+
+    kael::text::StreamingDecoder decoder;
+    serve::StopStrings stop;
+    std::mutex mutex;
+    std::condition_variable changed;
+    std::deque<std::string> pieces;  // decoded text not yet taken
+    std::optional<serve::Finished> finished;
+
+    void put(std::string text, std::optional<serve::Finished> end = std::nullopt) {
+        {
+            const std::lock_guard lock(mutex);
+            if (!text.empty()) {
+                pieces.push_back(std::move(text));
+            }
+            if (end) {
+                finished = std::move(end);
+            }
+        }
+        changed.notify_all();
+    }
+};
+
+// What an error that httplib answers by itself means, for its JSON body.
+std::string status_text(int status) {
+    switch (status) {
+        case 400: return "the request is malformed";
+        case 404: return "no such endpoint; this server has POST /v1/completions, GET /health and GET /metrics";
+        case 405: return "this endpoint does not take that method";
+        case 413: return "the request body is larger than the server accepts";
+        case 414: return "the request line is too long";
+        default: return "the request failed with HTTP status " + std::to_string(status);
+    }
+}
+
+class Server {
+public:
+    Server(const Options& options, std::shared_ptr<kael::nn::GPT> model, kael::text::GPT2Tokenizer tokenizer)
+        : options_(options), model_(std::move(model)), tokenizer_(std::move(tokenizer)),
+          scheduler_(*model_, options.scheduler), seeds_(std::random_device{}()) {
+        const int http_threads = options.http_threads.value_or(
+            static_cast<int>(options.scheduler.max_batch + options.scheduler.max_queue) + 8);
+        http_.new_task_queue = [http_threads] { return new httplib::ThreadPool(static_cast<std::size_t>(http_threads)); };
+        http_.set_payload_max_length(options.max_body_bytes);
+        http_.Get("/health", [this](const httplib::Request&, httplib::Response& res) {
+            if (stopping_) {
+                res.status = 503;
+                res.set_content(R"({"status":"stopping"})", "application/json");
+            } else {
+                res.set_content(R"({"status":"ok"})", "application/json");
+            }
+        });
+        http_.Get("/metrics", [this](const httplib::Request&, httplib::Response& res) {
+            res.set_content(metrics_.to_json(scheduler_.stats()), "application/json");
+        });
+        http_.Post("/v1/completions",
+                   [this](const httplib::Request& req, httplib::Response& res) { complete(req, res); });
+        // Errors httplib answers itself (404, 413, ...) get a JSON body too.
+        http_.set_error_handler([this](const httplib::Request&, httplib::Response& res) {
+            if (res.body.empty()) {
+                fail(res, res.status, status_text(res.status), "invalid_request_error");
+            }
+        });
+        http_.set_exception_handler([this](const httplib::Request&, httplib::Response& res, std::exception_ptr) {
+            fail(res, 500, "the server failed to handle the request", "server_error");
+        });
+    }
+
+    // Serves until shutdown(); false when the address cannot be bound.
+    bool listen() {
+        const int port = options_.port == 0 ? http_.bind_to_any_port(options_.host) : options_.port;
+        if (port < 0 || (options_.port != 0 && !http_.bind_to_port(options_.host, port))) {
+            return false;
+        }
+        std::cout << "gpt2_server: " << options_.name << " on http://" << options_.host << ":" << port
+                  << " (batch " << options_.scheduler.max_batch << ", queue " << options_.scheduler.max_queue
+                  << ", threads " << kael::get_num_threads() << ")" << std::endl;
+        return http_.listen_after_bind();
+    }
+
+    // Refuses new requests, lets the running ones finish for up to the grace period,
+    // cancels the rest, then stops the HTTP server.
+    void shutdown() {
+        stopping_ = true;
+        std::thread deadline([this] {
+            std::unique_lock lock(shutdown_mutex_);
+            const auto grace = std::chrono::duration<double>(options_.shutdown_grace);
+            if (!shutdown_done_.wait_for(lock, grace, [this] { return drained_; })) {
+                scheduler_.stop(/*finish=*/false);
+            }
+        });
+        scheduler_.stop(/*finish=*/true);
+        {
+            const std::lock_guard lock(shutdown_mutex_);
+            drained_ = true;
+        }
+        shutdown_done_.notify_all();
+        deadline.join();
+        http_.stop();
+    }
+
+private:
+    void fail(httplib::Response& res, int status, const std::string& message, const std::string& type,
+              const std::string& param = {}) {
+        res.status = status;
+        res.set_content(serve::error_body(message, type, param), "application/json");
+        metrics_.record_refused(status);
+    }
+
+    std::uint64_t next_seed() {
+        const std::lock_guard lock(seed_mutex_);
+        return seeds_();
+    }
+
+    void complete(const httplib::Request& req, httplib::Response& res) {
+        serve::CompletionRequest request;
+        serve::GenerationRequest generation;
+        try {
+            request = serve::parse_completion_request(req.body);
+            generation = serve::to_generation_request(request, tokenizer_, model_->config(), next_seed());
+        } catch (const serve::RequestError& e) {
+            fail(res, e.status(), e.what(), "invalid_request_error", e.param());
+            return;
+        }
+        auto completion = std::make_shared<Completion>(tokenizer_, request.stop);
+        serve::RequestCallbacks callbacks;
+        callbacks.on_token = [completion](std::int64_t token) {
+            completion->put(completion->stop.push(completion->decoder.push(token)));
+            return !completion->stop.stopped();
+        };
+        callbacks.on_finish = [this, completion](const serve::Finished& finished) {
+            metrics_.record_finished(finished);
+            std::string rest = completion->stop.push(completion->decoder.finish());
+            if (!completion->stop.stopped()) {
+                rest += completion->stop.flush();  // no stop string came: the held text is the end
+            }
+            completion->put(std::move(rest), finished);
+        };
+        const serve::Submission submission = scheduler_.submit(std::move(generation), std::move(callbacks));
+        if (!submission.ticket) {
+            if (*submission.refusal == serve::Refusal::QueueFull) {
+                fail(res, 429, "the server's queue is full; try again later", "server_overloaded");
+            } else {
+                fail(res, 503, "the server is shutting down", "server_unavailable");
+            }
+            return;
+        }
+        const serve::CompletionIds ids{"cmpl-" + std::to_string(next_id_++),
+                                       std::chrono::duration_cast<std::chrono::seconds>(
+                                           std::chrono::system_clock::now().time_since_epoch())
+                                           .count(),
+                                       options_.name};
+        if (request.stream) {
+            stream(res, completion, submission.ticket, ids);
+        } else {
+            answer_whole(res, *completion, ids);
+        }
+    }
+
+    // Waits for the end, then answers with the whole text.
+    void answer_whole(httplib::Response& res, Completion& completion, const serve::CompletionIds& ids) {
+        std::unique_lock lock(completion.mutex);
+        completion.changed.wait(lock, [&] { return completion.finished.has_value(); });
+        const serve::Finished& end = *completion.finished;
+        if (const auto problem = failure(end)) {
+            res.status = problem->first;
+            res.set_content(serve::error_body(problem->second, "server_error"), "application/json");
+            return;
+        }
+        std::string text;
+        for (const std::string& piece : completion.pieces) {
+            text += piece;
+        }
+        res.set_content(serve::completion_body(ids, text, serve::finish_reason_name(end.reason, completion.stop.stopped()),
+                                               end.prompt_tokens, end.completion_tokens),
+                        "application/json");
+    }
+
+    // Sends each piece of text as an event as soon as it is decoded. A client that goes
+    // away is noticed at the next write (a comment line every half second keeps a waiting
+    // stream checking) and its request is cancelled, which frees its place.
+    void stream(httplib::Response& res, std::shared_ptr<Completion> completion, std::shared_ptr<serve::Ticket> ticket,
+                const serve::CompletionIds& ids) {
+        res.set_header("Cache-Control", "no-cache");
+        res.set_chunked_content_provider(
+            "text/event-stream",
+            [completion, ticket, ids](std::size_t, httplib::DataSink& sink) {
+                auto send = [&](const std::string& event) { return sink.write(event.data(), event.size()); };
+                std::unique_lock lock(completion->mutex);
+                for (;;) {
+                    completion->changed.wait_for(lock, std::chrono::milliseconds(500), [&] {
+                        return !completion->pieces.empty() || completion->finished.has_value();
+                    });
+                    while (!completion->pieces.empty()) {
+                        const std::string event = serve::completion_event(ids, completion->pieces.front(), std::nullopt);
+                        completion->pieces.pop_front();
+                        if (!send(event)) {
+                            ticket->cancel();
+                            return false;
+                        }
+                    }
+                    if (completion->finished) {
+                        break;
+                    }
+                    if (!send(": waiting\n\n")) {
+                        ticket->cancel();
+                        return false;
+                    }
+                }
+                const serve::Finished& end = *completion->finished;
+                if (const auto problem = failure(end)) {
+                    send("data: " + serve::error_body(problem->second, "server_error") + "\n\n");
+                } else {
+                    send(serve::completion_event(ids, "", serve::finish_reason_name(end.reason, completion->stop.stopped())));
+                }
+                send(serve::done_event());
+                sink.done();
+                return true;
+            },
+            [ticket](bool success) {
+                if (!success) {
+                    ticket->cancel();
+                }
+            });
+    }
+
+    // The status and message of a request that ended without its completion.
+    static std::optional<std::pair<int, std::string>> failure(const serve::Finished& end) {
+        switch (end.reason) {
+            case serve::FinishReason::Error: return std::pair{500, "generation failed: " + end.error};
+            case serve::FinishReason::Shutdown: return std::pair{503, std::string("the server shut down")};
+            case serve::FinishReason::Cancelled: return std::pair{499, std::string("the request was cancelled")};
+            case serve::FinishReason::Length:
+            case serve::FinishReason::StopToken:
+            case serve::FinishReason::ContextFull:
+            case serve::FinishReason::Callback: return std::nullopt;
+        }
+        return std::nullopt;
+    }
+
+    Options options_;
+    std::shared_ptr<kael::nn::GPT> model_;
+    kael::text::GPT2Tokenizer tokenizer_;
+    serve::Scheduler scheduler_;
+    serve::ServerMetrics metrics_;
+    httplib::Server http_;
+    std::atomic<bool> stopping_{false};
+    std::atomic<std::int64_t> next_id_{1};
+    std::mutex seed_mutex_;
+    std::mt19937_64 seeds_;
+    std::mutex shutdown_mutex_;
+    std::condition_variable shutdown_done_;
+    bool drained_ = false;
+};
+
+}  // namespace
+
+int main(int argc, char** argv) try {
+    const Options o = parse(argc, argv);
+    // SIGINT and SIGTERM are taken by one thread with sigwait, so a signal never lands in
+    // the middle of a kernel or a lock; every thread started after this inherits the mask.
+    sigset_t signals;
+    sigemptyset(&signals);
+    sigaddset(&signals, SIGINT);
+    sigaddset(&signals, SIGTERM);
+    pthread_sigmask(SIG_BLOCK, &signals, nullptr);
+    std::signal(SIGPIPE, SIG_IGN);  // a client that hangs up is an error on write, not a signal
+    if (o.threads) {
+        kael::set_num_threads(*o.threads);
+    }
+    kael::text::GPT2Tokenizer tokenizer = kael::text::GPT2Tokenizer::from_directory(o.model);
+    std::shared_ptr<kael::nn::GPT> model = kael::nn::load_gpt2(o.model);
+    KAEL_CHECK_VALUE(tokenizer.vocab_size() <= model->config().vocab_size,
+                     "the tokenizer has " << tokenizer.vocab_size() << " tokens, more than the model's "
+                                          << model->config().vocab_size);
+    Server server(o, std::move(model), std::move(tokenizer));
+    std::thread signal_waiter([&] {
+        int signal = 0;
+        sigwait(&signals, &signal);
+        std::cout << "gpt2_server: signal " << signal << ", shutting down" << std::endl;
+        server.shutdown();
+    });
+    if (!server.listen()) {
+        std::cerr << "gpt2_server: cannot listen on " << o.host << ":" << o.port << "\n";
+        pthread_kill(signal_waiter.native_handle(), SIGTERM);
+        signal_waiter.join();
+        return 1;
+    }
+    signal_waiter.join();
+    std::cout << "gpt2_server: stopped" << std::endl;
+    return 0;
+} catch (const std::exception& error) {
+    std::cerr << "gpt2_server: " << error.what() << "\n";
+    return 1;
+}

@@ -1,0 +1,314 @@
+#!/usr/bin/env python3
+"""Example.Gpt2ServerAnswersOverHttp: examples/gpt2_server on 127.0.0.1, checked with a
+real HTTP client (Python's standard library) on a GPT-2 directory that scripts/make-tiny-gpt2
+writes here (random weights, GPT-2's real vocabulary):
+
+- the completion endpoint gives, for a seed, the text gpt2_generate (the C++ API) gives;
+- a streamed completion is the same text, as events, ending with a finish reason and [DONE];
+- concurrent requests are batched and each still gets its own text;
+- bad requests get a 4xx with a JSON error and leave the server serving;
+- a client that hangs up mid-stream frees its place; a full queue answers 429;
+- a short load test: every request gets a complete answer or a clear error;
+- SIGTERM finishes a running stream, then the server exits with status 0; with no grace
+  period the stream ends with an error event instead.
+
+Exit status 77 (skipped) without PyTorch, which writes the model, or without the vocabulary.
+
+    gpt2_server_test.py --server BIN --generate BIN --repository DIR --vocab DIR --work DIR
+"""
+import argparse
+import http.client
+import json
+import pathlib
+import shutil
+import signal
+import subprocess
+import sys
+import threading
+import time
+
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent.parent / "benchmarks"))
+import server_load  # noqa: E402
+
+failures = []
+
+
+def check(condition, what):
+    print(("ok: " if condition else "FAIL: ") + what, flush=True)
+    if not condition:
+        failures.append(what)
+
+
+class Server:
+    """gpt2_server on a free port of 127.0.0.1."""
+
+    def __init__(self, binary, model, *options):
+        self.process = subprocess.Popen([binary, "--model", str(model), "--port", "0", *options],
+                                        stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+        line = self.process.stdout.readline()
+        if " on http://127.0.0.1:" not in line:
+            self.process.kill()
+            raise RuntimeError("the server did not start: " + line + self.process.stdout.read())
+        self.port = int(line.split(" on http://127.0.0.1:")[1].split()[0])
+
+    def request(self, method, path, body=None, headers=None, timeout=60):
+        """(status, headers, body bytes)."""
+        connection = http.client.HTTPConnection("127.0.0.1", self.port, timeout=timeout)
+        try:
+            payload = body if isinstance(body, (bytes, str)) or body is None else json.dumps(body)
+            connection.request(method, path, payload, headers or {"Content-Type": "application/json"})
+            response = connection.getresponse()
+            return response.status, dict(response.getheaders()), response.read()
+        finally:
+            connection.close()
+
+    def complete(self, **body):
+        status, _, raw = self.request("POST", "/v1/completions", body)
+        return status, json.loads(raw)
+
+    def metrics(self):
+        return json.loads(self.request("GET", "/metrics")[2])
+
+    def stop(self, timeout=30):
+        self.process.send_signal(signal.SIGTERM)
+        try:
+            return self.process.wait(timeout)
+        except subprocess.TimeoutExpired:
+            self.process.kill()
+            return None
+
+
+def generate_text(generate, model, prompt, seed, max_tokens, temperature, top_k):
+    """What gpt2_generate (nn::generate with manual_seed) continues `prompt` with."""
+    out = subprocess.run([generate, "--model", str(model), "--prompt", prompt, "--seed", str(seed),
+                          "--max-new-tokens", str(max_tokens), "--temperature", str(temperature),
+                          "--top-k", str(top_k), "--threads", "1"],
+                         capture_output=True, text=True, check=True).stdout
+    assert out.startswith(prompt) and out.endswith("\n"), out
+    return out[len(prompt):-1]
+
+
+def stream_events(server, body, hang_up_after=None):
+    """The data of each event of a streamed completion (stops reading after
+    `hang_up_after` events and closes the connection), and the content type."""
+    connection = http.client.HTTPConnection("127.0.0.1", server.port, timeout=60)
+    connection.request("POST", "/v1/completions", json.dumps(dict(body, stream=True)),
+                       {"Content-Type": "application/json"})
+    response = connection.getresponse()
+    events = []
+    for raw in response:
+        line = raw.decode("utf-8").rstrip("\n")
+        if line.startswith("data: "):
+            events.append(line[len("data: "):])
+            if hang_up_after is not None and len(events) >= hang_up_after:
+                break
+            if events[-1] == "[DONE]":
+                break
+    content_type = response.getheader("Content-Type")
+    connection.close()
+    return events, content_type
+
+
+def joined_text(events):
+    return "".join(json.loads(e)["choices"][0]["text"] for e in events if e != "[DONE]")
+
+
+def wait_for(predicate, seconds=20):
+    deadline = time.time() + seconds
+    while time.time() < deadline:
+        if predicate():
+            return True
+        time.sleep(0.05)
+    return False
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    for name in ("server", "generate", "repository", "vocab", "work"):
+        parser.add_argument("--" + name, required=True)
+    args = parser.parse_args()
+    try:
+        import torch  # noqa: F401  (make-tiny-gpt2 writes the model with it)
+    except ImportError:
+        print("skipped: no PyTorch to write the model with")
+        return 77
+    vocab = pathlib.Path(args.vocab)
+    if not (vocab / "encoder.json").is_file() or not (vocab / "vocab.bpe").is_file():
+        print(f"skipped: no GPT-2 vocabulary in {vocab} (scripts/fetch-gpt2-vocab)")
+        return 77
+    work = pathlib.Path(args.work)
+    shutil.rmtree(work, ignore_errors=True)
+    work.mkdir(parents=True)
+    model = work / "model"
+    subprocess.run([sys.executable, str(pathlib.Path(args.repository) / "scripts" / "make-tiny-gpt2"), str(model),
+                    "--vocab-size", "50257", "--n-positions", "64", "--n-embd", "128", "--n-head", "4",
+                    "--vocab-dir", str(vocab), "--seed", "5"], check=True, capture_output=True)
+
+    server = Server(args.server, model, "--max-batch", "4", "--max-queue", "4", "--threads", "1",
+                    "--max-body-bytes", "4096", "--shutdown-grace", "20", "--name", "tiny-gpt2")
+    try:
+        run_checks(server, args.generate, model)
+    finally:
+        status = server.stop()
+    check(status == 0, f"SIGTERM with nothing running: the server exits with status 0 (got {status})")
+    shutdown_checks(args.server, model)
+    print(f"{len(failures)} failure(s)")
+    return 1 if failures else 0
+
+
+def run_checks(server, generate, model):
+    status, _, body = server.request("GET", "/health")
+    check(status == 200 and json.loads(body) == {"status": "ok"}, "GET /health answers ok")
+
+    # The same text as the C++ API for the same seed, sampled and greedy.
+    cases = [("Hello, world", 7, 20, 0.8, 40), ("The tensor is", 11, 24, 1.0, 5), ("Once", 3, 16, 0.0, 1)]
+    for prompt, seed, max_tokens, temperature, top_k in cases:
+        expected = generate_text(generate, model, prompt, seed, max_tokens, temperature, top_k)
+        status, answer = server.complete(prompt=prompt, seed=seed, max_tokens=max_tokens, temperature=temperature,
+                                         top_k=top_k, model="anything")
+        check(status == 200 and answer["choices"][0]["text"] == expected,
+              f"seed {seed}, temperature {temperature}: the completion is gpt2_generate's text {expected!r}")
+        check(answer.get("object") == "text_completion" and answer.get("model") == "tiny-gpt2" and
+              answer["id"].startswith("cmpl-") and answer["usage"]["total_tokens"] ==
+              answer["usage"]["prompt_tokens"] + answer["usage"]["completion_tokens"],
+              "the response has OpenAI's fields")
+    status, answer = server.complete(prompt="Hello, world", max_tokens=5, temperature=0)
+    check(answer["usage"]["prompt_tokens"] == 3 and answer["choices"][0]["finish_reason"] in ("length", "stop"),
+          "usage counts the prompt's 3 tokens")
+
+    # Streaming: the same text, as events.
+    body = {"prompt": "The tensor is", "seed": 11, "max_tokens": 24, "temperature": 1.0, "top_k": 5}
+    whole = server.complete(**body)[1]
+    events, content_type = stream_events(server, body)
+    check(content_type == "text/event-stream", "a stream is text/event-stream")
+    check(events and events[-1] == "[DONE]", "a stream ends with [DONE]")
+    chunks = [json.loads(e) for e in events[:-1]]
+    check(joined_text(events) == whole["choices"][0]["text"], "the streamed pieces join into the whole completion")
+    check(all(c["choices"][0]["finish_reason"] is None for c in chunks[:-1]) and
+          chunks[-1]["choices"][0]["finish_reason"] == whole["choices"][0]["finish_reason"],
+          "only the last event carries the finish reason")
+
+    # A stop string ends the text before it, in both forms.
+    full = server.complete(prompt="Hello, world", seed=1, max_tokens=30)[1]["choices"][0]["text"]
+    if len(full) > 6:
+        stop = full[3:6]
+        stopped = server.complete(prompt="Hello, world", seed=1, max_tokens=30, stop=[stop])[1]
+        expected = full[:full.index(stop)]
+        check(stopped["choices"][0]["text"] == expected and stopped["choices"][0]["finish_reason"] == "stop",
+              f"the stop string {stop!r} ends the completion before it")
+        events, _ = stream_events(server, {"prompt": "Hello, world", "seed": 1, "max_tokens": 30, "stop": stop})
+        check(joined_text(events) == expected, "a streamed completion stops at the same place")
+
+    # Concurrent requests: batched, each with its own text.
+    seeds = list(range(100, 108))
+    alone = {s: server.complete(prompt="Once upon a time", seed=s, max_tokens=40)[1]["choices"][0]["text"]
+             for s in seeds}
+    together = {}
+    barrier = threading.Barrier(len(seeds))
+
+    def ask(seed):
+        barrier.wait()
+        together[seed] = server.complete(prompt="Once upon a time", seed=seed, max_tokens=40)
+
+    threads = [threading.Thread(target=ask, args=(s,)) for s in seeds]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    check(all(together[s][0] == 200 for s in seeds), "8 concurrent requests all succeed (4 decoded, 4 queued)")
+    check(all(together[s][1]["choices"][0]["text"] == alone[s] for s in seeds),
+          "each concurrent request gets the text it gets alone")
+    check(server.metrics()["largest_decode_batch"] > 1, "their decode steps were batched")
+
+    # Bad requests: a 4xx with a JSON error, and the server keeps serving.
+    bad = [
+        ("not JSON", b"{\"prompt\": ", 400, None),
+        ("a JSON array", b"[1, 2]", 400, None),
+        ("max_tokens as a string", {"prompt": "a", "max_tokens": "5"}, 400, "max_tokens"),
+        ("max_tokens 0", {"prompt": "a", "max_tokens": 0}, 400, "max_tokens"),
+        ("temperature out of range", {"prompt": "a", "temperature": 3}, 400, "temperature"),
+        ("an unknown parameter", {"prompt": "a", "max_token": 5}, 400, "max_token"),
+        ("n = 2", {"prompt": "a", "n": 2}, 400, "n"),
+        ("a prompt of 64 tokens", {"prompt": [1] * 64, "max_tokens": 1}, 400, "prompt"),
+        ("63 prompt tokens and 2 more", {"prompt": [1] * 63, "max_tokens": 2}, 400, "max_tokens"),
+        ("a token outside the vocabulary", {"prompt": [50257], "max_tokens": 1}, 400, "prompt"),
+    ]
+    for what, body, expected_status, param in bad:
+        status, _, raw = server.request("POST", "/v1/completions", body)
+        error = json.loads(raw).get("error", {})
+        check(status == expected_status and isinstance(error.get("message"), str) and error.get("param") == param,
+              f"{what}: {expected_status} with a JSON error naming {param} (got {status} {raw[:120]!r})")
+    status, answer = server.complete(prompt=[1] * 63, max_tokens=1)
+    check(status == 200 and answer["usage"]["completion_tokens"] <= 1, "63 prompt tokens and 1 more fill the context")
+    padded = b'{"max_tokens": 1, "prompt": "Hi"}'
+    exact = padded[:-1] + b" " * (4096 - len(padded)) + b"}"
+    status, _, _ = server.request("POST", "/v1/completions", exact)
+    check(status == 200, f"a body of exactly 4096 bytes, the limit, is served (got {status})")
+    status, _, raw = server.request("POST", "/v1/completions", exact[:-1] + b" }")
+    check(status == 413 and "error" in json.loads(raw), f"a body of 4097 bytes gets 413 with a JSON error (got {status})")
+    status, _, raw = server.request("GET", "/v2/nothing")
+    check(status == 404 and "error" in json.loads(raw), "an unknown path gets 404 with a JSON error")
+    status, answer = server.complete(prompt="Still there?", max_tokens=3, seed=2)
+    check(status == 200 and answer["usage"]["completion_tokens"] >= 1, "after the bad requests the server still serves")
+
+    # A client that hangs up mid-stream: its request is cancelled and its place freed.
+    cancelled_before = server.metrics()["requests"]["cancelled"]
+    events, _ = stream_events(server, {"prompt": "Once upon a time", "max_tokens": 60, "seed": 9}, hang_up_after=1)
+    check(len(events) == 1, "the client read one event and hung up")
+    check(wait_for(lambda: server.metrics()["requests"]["cancelled"] > cancelled_before and
+                   server.metrics()["active_requests"] == 0), "the server cancelled it and freed its place")
+
+    # A full queue: 4 decoded and 4 waiting at most; the rest get 429.
+    results = []
+    lock = threading.Lock()
+    barrier = threading.Barrier(24)
+
+    def flood(seed):
+        barrier.wait()
+        status, answer = server.complete(prompt="Once upon a time", seed=seed, max_tokens=60)
+        with lock:
+            results.append((status, answer))
+
+    threads = [threading.Thread(target=flood, args=(s,)) for s in range(24)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    statuses = [s for s, _ in results]
+    check(all(s in (200, 429) for s in statuses) and statuses.count(200) >= 8,
+          f"a flood of 24: at least 8 served, the rest 429 ({statuses.count(200)} served, {statuses.count(429)} refused)")
+    check(statuses.count(429) > 0 and all(a["error"]["type"] == "server_overloaded" for s, a in results if s == 429),
+          "the refused ones get 429 with a JSON error")
+
+    # A short load test: every request completes or gets a clear error.
+    summary = server_load.run(f"http://127.0.0.1:{server.port}", clients=6, seconds=4, max_tokens=16)
+    print("load test: " + json.dumps(summary))
+    check(summary["broken"] == 0 and summary["complete"] > 0,
+          f"6 clients for 4 s: {summary['complete']} complete, {summary['clear_errors']} clear errors, 0 broken")
+    metrics = server.metrics()
+    check(metrics["queue_length"] == 0 and metrics["active_requests"] == 0 and
+          metrics["latency_seconds"]["p50"] is not None, "the metrics endpoint reports an idle server and latencies")
+
+
+def shutdown_checks(binary, model):
+    # With a grace period a running stream finishes; without, it ends with an error event.
+    for grace, finishes in (("20", True), ("0", False)):
+        server = Server(binary, model, "--threads", "1", "--shutdown-grace", grace)
+        events = []
+        reader = threading.Thread(target=lambda: events.extend(
+            stream_events(server, {"prompt": "Once upon a time", "max_tokens": 60, "seed": 4})[0]))
+        reader.start()
+        wait_for(lambda: server.metrics()["active_requests"] == 1)
+        status = server.stop()
+        reader.join(60)
+        check(status == 0, f"grace {grace}: SIGTERM mid-stream, then the server exits with status 0 (got {status})")
+        if finishes:
+            check(events[-1:] == ["[DONE]"] and json.loads(events[-2])["choices"][0]["finish_reason"] is not None,
+                  "grace 20: the running stream finished before the server stopped")
+        else:
+            check(any("error" in json.loads(e) for e in events if e != "[DONE]"),
+                  "grace 0: the running stream ended with an error event")
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,103 @@
+#pragma once
+/// \file
+/// \brief The OpenAI completion API's requests and responses, without the HTTP
+/// (chapter 13): a body parsed and checked into a GenerationRequest, and the JSON a
+/// server sends back.
+///
+/// The server speaks the API of OpenAI's POST /v1/completions, so that `curl` and the
+/// clients written for it work unchanged. Parsing is kept apart from the HTTP library:
+/// every rule a request must meet is a function of its text alone, tested without a socket.
+
+#include <cstdint>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+#include <variant>
+#include <vector>
+
+#include "kael/nn/gpt.h"
+#include "kael/serve/scheduler.h"
+#include "kael/text/gpt2_tokenizer.h"
+
+namespace kael::serve {
+
+/// A request the client got wrong, with the HTTP status to answer and the parameter at
+/// fault (empty when none is): 400 for a bad body, 413 for one too large, and so on.
+class RequestError : public std::runtime_error {
+public:
+    /// `message` is what the client reads.
+    RequestError(int status, const std::string& message, std::string param = {})
+        : std::runtime_error(message), status_(status), param_(std::move(param)) {}
+    /// The HTTP status code.
+    [[nodiscard]] int status() const noexcept { return status_; }
+    /// The request parameter the error is about, or empty.
+    [[nodiscard]] const std::string& param() const noexcept { return param_; }
+
+private:
+    int status_;
+    std::string param_;
+};
+
+/// The most stop strings a request may give, as in OpenAI's API.
+inline constexpr std::size_t kMaxStopStrings = 4;
+
+/// A POST /v1/completions body, checked field by field.
+struct CompletionRequest {
+    std::string model;  ///< echoed back; any name is accepted
+    /// The text to continue, or its token ids; an empty text means "<|endoftext|>", the
+    /// start of a new document, as OpenAI's API reads it.
+    std::variant<std::string, std::vector<std::int64_t>> prompt = std::string();
+    std::int64_t max_tokens = 16;       ///< >= 1
+    double temperature = 1.0;           ///< 0 .. 2; 0 is greedy
+    double top_p = 1.0;                 ///< (0, 1]
+    std::optional<std::int64_t> top_k;  ///< >= 1 when given (not in OpenAI's API; as in vLLM's)
+    std::optional<std::uint64_t> seed;  ///< >= 0; without, the server picks one
+    std::vector<std::string> stop;      ///< up to four non-empty strings
+    bool stream = false;                ///< send server-sent events as tokens arrive
+};
+
+/// Parses and checks `body`. RequestError 400 naming the parameter for a body that is not
+/// a JSON object, an unknown parameter, a parameter of the wrong JSON type (an integer
+/// must be a JSON integer: 16.5, "16" and true are refused), a value out of range, or an
+/// option this server does not have (n, best_of other than 1; echo; logprobs; suffix;
+/// non-zero penalties; a logit_bias).
+[[nodiscard]] CompletionRequest parse_completion_request(std::string_view body);
+
+/// The request as the scheduler takes it: the prompt encoded (or its ids checked), the
+/// sampling options and the stop token (<|endoftext|>, which ends every completion as in
+/// OpenAI's API). `seed` is used when the request has none. RequestError 400 when the
+/// prompt's tokens and max_tokens together pass the model's context, with the numbers,
+/// for an id outside the vocabulary, and for a prompt that is not UTF-8.
+[[nodiscard]] GenerationRequest to_generation_request(const CompletionRequest& request,
+                                                      const text::GPT2Tokenizer& tokenizer,
+                                                      const nn::GPTConfig& config, std::uint64_t seed);
+
+/// "stop" or "length", the OpenAI name of how a completion ended: a stop token or stop
+/// string is "stop"; the length limit and a full context are "length".
+[[nodiscard]] const char* finish_reason_name(FinishReason reason, bool stop_string_met) noexcept;
+
+/// The identity of one completion in its responses.
+struct CompletionIds {
+    std::string id;        ///< "cmpl-..."
+    std::int64_t created;  ///< Unix time in seconds
+    std::string model;     ///< the model's name
+};
+
+/// The body of a whole completion ("object": "text_completion", one choice, usage).
+[[nodiscard]] std::string completion_body(const CompletionIds& ids, std::string_view text,
+                                          std::string_view finish_reason, std::int64_t prompt_tokens,
+                                          std::int64_t completion_tokens);
+
+/// One server-sent event of a streamed completion: "data: {json}\n\n", the choice's text
+/// and, in the last event, its finish reason (null before).
+[[nodiscard]] std::string completion_event(const CompletionIds& ids, std::string_view text,
+                                           std::optional<std::string_view> finish_reason);
+
+/// The event that ends a stream, "data: [DONE]\n\n".
+[[nodiscard]] std::string done_event();
+
+/// An error body in OpenAI's shape: {"error": {"message", "type", "param", "code"}}.
+[[nodiscard]] std::string error_body(std::string_view message, std::string_view type, std::string_view param = {});
+
+}  // namespace kael::serve

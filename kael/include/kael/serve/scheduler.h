@@ -1,0 +1,180 @@
+#pragma once
+/// \file
+/// \brief serve::Scheduler: many generation requests served by one model, their decode
+/// steps batched together (chapter 13).
+///
+/// Requests arrive at any time and want different lengths. Running them one after the other
+/// makes each wait for all before it; running each on its own thread makes them fight over
+/// the cores and read every weight once per request and step. The scheduler runs them on
+/// one thread instead, in steps. A step first admits waiting requests while fewer than
+/// max_batch are active, running each new one's prompt (its prefill) to its first token;
+/// then it runs one decode step for every active request together (nn::decode_step), so
+/// each weight is read once for all of them. A request that finishes leaves at once and
+/// its place goes to the next in the queue at the next step: continuous batching.
+///
+/// Every request carries its own KV cache and its own Generator, seeded with its seed, so
+/// its tokens are those that kael::manual_seed(seed) and nn::generate() give for the same
+/// prompt and options, whatever else runs beside it (on the CPU, with at most 8 active
+/// requests; decode_step says why).
+
+#include <atomic>
+#include <chrono>
+#include <condition_variable>
+#include <cstdint>
+#include <deque>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "kael/nn/gpt.h"
+#include "kael/nn/sampling.h"
+
+namespace kael::serve {
+
+/// What one request asks for, in tokens.
+struct GenerationRequest {
+    std::vector<std::int64_t> prompt;  ///< at least one token, at most the block size
+    std::int64_t max_new_tokens = 16;  ///< the most tokens to add (>= 1)
+    nn::SamplingOptions sampling;      ///< temperature 0 is greedy
+    std::uint64_t seed = 0;            ///< the request's own Generator starts here
+    std::optional<std::int64_t> stop_token;  ///< ends the text when drawn; not delivered
+};
+
+/// Why a request ended.
+enum class FinishReason {
+    Length,       ///< max_new_tokens were produced
+    StopToken,    ///< the stop token was drawn
+    ContextFull,  ///< prompt and tokens reached the model's block size
+    Callback,     ///< on_token returned false (a stop string, say)
+    Cancelled,    ///< Ticket::cancel(), a client that went away
+    Shutdown,     ///< the scheduler stopped before it finished
+    Error,        ///< the model threw; the message says what
+};
+
+/// "length", "stop", ...: the name of a reason, as the OpenAI API reports the first two.
+[[nodiscard]] const char* to_string(FinishReason reason) noexcept;
+
+/// How a request ended, with the timings a server reports.
+struct Finished {
+    FinishReason reason = FinishReason::Length;
+    std::string error;                  ///< the model's message for FinishReason::Error
+    std::int64_t prompt_tokens = 0;     ///< the prompt's length
+    std::int64_t completion_tokens = 0;  ///< tokens delivered to on_token
+    double queued_seconds = 0;           ///< from submit to admission
+    double first_token_seconds = 0;      ///< from submit to the first token (0 without one)
+    double total_seconds = 0;            ///< from submit to the end
+};
+
+/// What the scheduler calls for one request, always on its own thread: keep both short.
+struct RequestCallbacks {
+    /// Each new token as soon as it is drawn; return false to end the request after it.
+    std::function<bool(std::int64_t token)> on_token;
+    /// Called once, last, however the request ends (a refused submit calls nothing).
+    std::function<void(const Finished&)> on_finish;
+};
+
+/// A request's handle: lets its owner cancel it from any thread.
+class Ticket {
+public:
+    /// Ends the request at the scheduler's next step (or before its admission), with
+    /// FinishReason::Cancelled; on_finish still runs.
+    void cancel() noexcept;
+    /// Whether cancel() was called.
+    [[nodiscard]] bool cancelled() const noexcept;
+
+private:
+    friend class Scheduler;
+    std::atomic<bool> cancelled_{false};
+};
+
+/// How many requests run together and how many may wait.
+struct SchedulerOptions {
+    std::int64_t max_batch = 8;   ///< active requests decoded together (>= 1)
+    /// Requests that may wait while all max_batch places are taken (>= 0); submit() refuses
+    /// the next one. A request that finds a place free never counts as waiting.
+    std::int64_t max_queue = 64;
+};
+
+/// The counters a metrics endpoint shows.
+struct SchedulerStats {
+    std::int64_t active = 0;           ///< requests being decoded now
+    std::int64_t queued = 0;           ///< requests waiting for a place
+    std::int64_t submitted = 0;        ///< requests accepted since start
+    std::int64_t refused = 0;          ///< submits refused: queue full or stopping
+    std::int64_t finished = 0;         ///< requests ended, whatever the reason
+    std::int64_t tokens = 0;           ///< tokens delivered, over all requests
+    std::int64_t decode_steps = 0;     ///< batched decode steps run
+    std::int64_t decoded_rows = 0;     ///< requests over all decode steps (rows / steps = mean batch)
+    std::int64_t largest_batch = 0;    ///< the most requests one decode step served
+};
+
+/// Why submit() refused a request.
+enum class Refusal {
+    QueueFull,  ///< max_queue requests are waiting already
+    Stopping,   ///< stop() has been called
+};
+
+/// The result of submit(): a ticket, or why there is none.
+struct Submission {
+    std::shared_ptr<Ticket> ticket;   ///< null when refused
+    std::optional<Refusal> refusal;   ///< set when refused
+};
+
+/// Runs generation requests on one model, on a thread of its own (see the file comment).
+class Scheduler {
+public:
+    /// Starts the scheduler's thread for `model`, which must outlive the scheduler and not
+    /// be used elsewhere meanwhile. ValueError for max_batch below 1 or max_queue below 0.
+    Scheduler(nn::GPT& model, SchedulerOptions options = {});
+    /// stop(false): cancels what is left and joins the thread.
+    ~Scheduler();
+    Scheduler(const Scheduler&) = delete;
+    Scheduler& operator=(const Scheduler&) = delete;
+
+    /// Queues `request`. ValueError, before anything is queued, for an empty prompt or one
+    /// longer than the block size, a token outside the vocabulary, max_new_tokens below 1,
+    /// or bad sampling options. A full queue or a stopping scheduler refuses it instead:
+    /// no ticket, and no callback runs.
+    [[nodiscard]] Submission submit(GenerationRequest request, RequestCallbacks callbacks);
+
+    /// Refuses new requests from now on. With `finish` the requests already queued or
+    /// active run to their end; without, each ends at the next step with
+    /// FinishReason::Shutdown, also when a stop(true) is waiting for them (a deadline).
+    /// Waits for the thread either way; may be called again, from any thread.
+    void stop(bool finish);
+
+    /// The counters, read at one moment.
+    [[nodiscard]] SchedulerStats stats() const;
+
+    /// The options it runs with.
+    [[nodiscard]] const SchedulerOptions& options() const noexcept { return options_; }
+
+private:
+    struct Sequence;
+    using Clock = std::chrono::steady_clock;
+
+    void run();
+    void admit(std::vector<std::unique_ptr<Sequence>>& arrivals);
+    void decode();
+    void deliver(Sequence& sequence, std::int64_t token);
+    void retire_finished();
+    void finish(Sequence& sequence, FinishReason reason, std::string error = {});
+
+    nn::GPT& model_;
+    SchedulerOptions options_;
+    mutable std::mutex mutex_;
+    std::condition_variable wake_;
+    std::deque<std::unique_ptr<Sequence>> queue_;     // guarded by mutex_
+    std::vector<std::unique_ptr<Sequence>> active_;   // the scheduler thread's own
+    bool stopping_ = false;                           // guarded by mutex_
+    bool finish_on_stop_ = true;                      // guarded by mutex_
+    SchedulerStats stats_;                            // guarded by mutex_
+    std::mutex join_mutex_;                           // one stop() joins the thread
+    std::thread thread_;
+};
+
+}  // namespace kael::serve

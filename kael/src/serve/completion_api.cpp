@@ -1,0 +1,309 @@
+// The OpenAI completion API (chapter 13): request bodies checked field by field with
+// nlohmann-json, and the bodies and events a server answers with.
+#include "kael/serve/completion_api.h"
+
+#include <cmath>
+#include <functional>
+#include <map>
+#include <sstream>
+
+#include <nlohmann/json.hpp>
+
+#include "kael/error.h"
+
+namespace kael::serve {
+namespace {
+
+using nlohmann::json;
+
+// Nesting deeper than any real request is refused while parsing, before it costs memory.
+constexpr int kMaxDepth = 16;
+
+[[noreturn]] void bad(const std::string& param, const std::string& message) {
+    throw RequestError(400, message, param);
+}
+
+std::int64_t integer_field(const json& value, const std::string& name) {
+    if (!value.is_number_integer()) {
+        bad(name, "'" + name + "' must be an integer, got " + value.dump());
+    }
+    if (value.is_number_unsigned() && value.get<std::uint64_t>() > std::uint64_t{INT64_MAX}) {
+        bad(name, "'" + name + "' is too large: " + value.dump());
+    }
+    return value.get<std::int64_t>();
+}
+
+double number_field(const json& value, const std::string& name) {
+    if (!value.is_number() || !std::isfinite(value.get<double>())) {
+        bad(name, "'" + name + "' must be a number, got " + value.dump());
+    }
+    return value.get<double>();
+}
+
+std::vector<std::int64_t> token_ids(const json& value) {
+    std::vector<std::int64_t> ids;
+    for (const json& id : value) {
+        if (!id.is_number_integer()) {
+            bad("prompt", "a prompt given as tokens must hold integers only, got " + id.dump());
+        }
+        ids.push_back(integer_field(id, "prompt"));
+    }
+    if (ids.empty()) {
+        bad("prompt", "a prompt given as tokens needs at least one token");
+    }
+    return ids;
+}
+
+std::vector<std::string> stop_strings(const json& value) {
+    std::vector<std::string> stops;
+    if (value.is_string()) {
+        stops.push_back(value.get<std::string>());
+    } else if (value.is_array()) {
+        for (const json& stop : value) {
+            if (!stop.is_string()) {
+                bad("stop", "'stop' must be a string or a list of strings, got " + stop.dump());
+            }
+            stops.push_back(stop.get<std::string>());
+        }
+    } else if (!value.is_null()) {
+        bad("stop", "'stop' must be a string or a list of strings, got " + value.dump());
+    }
+    if (stops.size() > kMaxStopStrings) {
+        bad("stop", "'stop' takes at most " + std::to_string(kMaxStopStrings) + " strings, got " +
+                        std::to_string(stops.size()));
+    }
+    for (const std::string& stop : stops) {
+        if (stop.empty()) {
+            bad("stop", "a stop string must not be empty");
+        }
+    }
+    return stops;
+}
+
+// A parameter this server accepts only at the value that turns it off.
+void only_default(const json& value, const std::string& name, const json& allowed, const std::string& why) {
+    if (!value.is_null() && value != allowed) {
+        bad(name, "'" + name + "' " + why + ", got " + value.dump());
+    }
+}
+
+using FieldReader = std::function<void(const json& value, CompletionRequest& request)>;
+
+// Every parameter the endpoint knows, and how each is read.
+const std::map<std::string, FieldReader>& fields() {
+    static const std::map<std::string, FieldReader> readers = {
+        {"model",
+         [](const json& v, CompletionRequest& r) {
+             if (!v.is_string()) {
+                 bad("model", "'model' must be a string, got " + v.dump());
+             }
+             r.model = v.get<std::string>();
+         }},
+        {"prompt",
+         [](const json& v, CompletionRequest& r) {
+             if (v.is_string()) {
+                 r.prompt = v.get<std::string>();
+             } else if (v.is_array()) {
+                 r.prompt = token_ids(v);
+             } else if (!v.is_null()) {
+                 bad("prompt", "'prompt' must be a string or a list of token ids, got " + v.dump());
+             }
+         }},
+        {"max_tokens",
+         [](const json& v, CompletionRequest& r) {
+             if (v.is_null()) {
+                 return;
+             }
+             r.max_tokens = integer_field(v, "max_tokens");
+             if (r.max_tokens < 1) {
+                 bad("max_tokens", "'max_tokens' must be at least 1, got " + v.dump());
+             }
+         }},
+        {"temperature",
+         [](const json& v, CompletionRequest& r) {
+             if (v.is_null()) {
+                 return;
+             }
+             r.temperature = number_field(v, "temperature");
+             if (r.temperature < 0 || r.temperature > 2) {
+                 bad("temperature", "'temperature' must be between 0 and 2, got " + v.dump());
+             }
+         }},
+        {"top_p",
+         [](const json& v, CompletionRequest& r) {
+             if (v.is_null()) {
+                 return;
+             }
+             r.top_p = number_field(v, "top_p");
+             if (!(r.top_p > 0 && r.top_p <= 1)) {
+                 bad("top_p", "'top_p' must be in (0, 1], got " + v.dump());
+             }
+         }},
+        {"top_k",
+         [](const json& v, CompletionRequest& r) {
+             if (v.is_null()) {
+                 return;
+             }
+             r.top_k = integer_field(v, "top_k");
+             if (*r.top_k < 1) {
+                 bad("top_k", "'top_k' must be at least 1, got " + v.dump());
+             }
+         }},
+        {"seed",
+         [](const json& v, CompletionRequest& r) {
+             if (v.is_null()) {
+                 return;
+             }
+             if (!v.is_number_integer() || (!v.is_number_unsigned() && v.get<std::int64_t>() < 0)) {
+                 bad("seed", "'seed' must be a non-negative integer, got " + v.dump());
+             }
+             r.seed = v.get<std::uint64_t>();
+         }},
+        {"stop", [](const json& v, CompletionRequest& r) { r.stop = stop_strings(v); }},
+        {"stream",
+         [](const json& v, CompletionRequest& r) {
+             if (!v.is_boolean() && !v.is_null()) {
+                 bad("stream", "'stream' must be true or false, got " + v.dump());
+             }
+             r.stream = v.is_boolean() && v.get<bool>();
+         }},
+        {"n", [](const json& v, CompletionRequest&) { only_default(v, "n", 1, "must be 1: one choice per request"); }},
+        {"best_of",
+         [](const json& v, CompletionRequest&) { only_default(v, "best_of", 1, "must be 1: one choice per request"); }},
+        {"echo", [](const json& v, CompletionRequest&) { only_default(v, "echo", false, "is not supported"); }},
+        {"logprobs", [](const json& v, CompletionRequest&) { only_default(v, "logprobs", nullptr, "is not supported"); }},
+        {"suffix", [](const json& v, CompletionRequest&) { only_default(v, "suffix", nullptr, "is not supported"); }},
+        {"presence_penalty",
+         [](const json& v, CompletionRequest&) { only_default(v, "presence_penalty", 0, "is not supported"); }},
+        {"frequency_penalty",
+         [](const json& v, CompletionRequest&) { only_default(v, "frequency_penalty", 0, "is not supported"); }},
+        {"logit_bias",
+         [](const json& v, CompletionRequest&) {
+             if (!v.is_null() && !(v.is_object() && v.empty())) {
+                 bad("logit_bias", "'logit_bias' is not supported, got " + v.dump());
+             }
+         }},
+        {"user", [](const json&, CompletionRequest&) {}},  // who asked, for the client's own records
+    };
+    return readers;
+}
+
+std::string dump(const json& value) { return value.dump(-1, ' ', false, json::error_handler_t::replace); }
+
+}  // namespace
+
+CompletionRequest parse_completion_request(std::string_view body) {
+    json parsed;
+    try {
+        parsed = json::parse(body, [](int depth, json::parse_event_t, json&) {
+            if (depth >= kMaxDepth) {  // the outermost value is at depth 0
+                throw RequestError(400, "the request body nests deeper than " + std::to_string(kMaxDepth) + " levels");
+            }
+            return true;
+        });
+    } catch (const json::exception& e) {
+        throw RequestError(400, std::string("the request body is not valid JSON: ") + e.what());
+    }
+    if (!parsed.is_object()) {
+        throw RequestError(400, "the request body must be a JSON object, got " + std::string(parsed.type_name()));
+    }
+    CompletionRequest request;
+    for (const auto& [name, value] : parsed.items()) {
+        const auto reader = fields().find(name);
+        if (reader == fields().end()) {
+            bad(name, "unrecognized request argument: '" + name + "'");
+        }
+        reader->second(value, request);
+    }
+    return request;
+}
+
+GenerationRequest to_generation_request(const CompletionRequest& request, const text::GPT2Tokenizer& tokenizer,
+                                        const nn::GPTConfig& config, std::uint64_t seed) {
+    GenerationRequest out;
+    if (const auto* text = std::get_if<std::string>(&request.prompt)) {
+        try {
+            out.prompt = tokenizer.encode(*text, /*allow_special=*/true);  // as gpt2_generate reads a prompt
+        } catch (const ValueError& e) {
+            bad("prompt", std::string("the prompt cannot be encoded: ") + e.what());
+        }
+        if (out.prompt.empty() && tokenizer.end_of_text()) {
+            out.prompt.push_back(*tokenizer.end_of_text());  // a new document, as OpenAI reads ""
+        }
+        if (out.prompt.empty()) {
+            bad("prompt", "the prompt is empty and the vocabulary has no <|endoftext|> to start from");
+        }
+    } else {
+        out.prompt = std::get<std::vector<std::int64_t>>(request.prompt);
+    }
+    for (const std::int64_t id : out.prompt) {
+        if (id < 0 || id >= config.vocab_size) {
+            bad("prompt", "token " + std::to_string(id) + " is outside the vocabulary [0, " +
+                              std::to_string(config.vocab_size) + ")");
+        }
+    }
+    const auto prompt_tokens = static_cast<std::int64_t>(out.prompt.size());
+    if (request.max_tokens > config.block_size - prompt_tokens) {
+        std::ostringstream message;
+        message << "the model's context is " << config.block_size << " tokens, and this request needs "
+                << prompt_tokens + request.max_tokens << " (" << prompt_tokens << " in the prompt, "
+                << request.max_tokens << " for the completion); shorten the prompt or lower max_tokens";
+        bad(prompt_tokens >= config.block_size ? "prompt" : "max_tokens", message.str());
+    }
+    out.max_new_tokens = request.max_tokens;
+    out.sampling.temperature = request.temperature;
+    out.sampling.top_p = request.top_p;
+    out.sampling.top_k = request.top_k;
+    out.seed = request.seed.value_or(seed);
+    out.stop_token = tokenizer.end_of_text();
+    return out;
+}
+
+const char* finish_reason_name(FinishReason reason, bool stop_string_met) noexcept {
+    if (stop_string_met || reason == FinishReason::StopToken) {
+        return "stop";
+    }
+    return "length";
+}
+
+std::string completion_body(const CompletionIds& ids, std::string_view text, std::string_view finish_reason,
+                            std::int64_t prompt_tokens, std::int64_t completion_tokens) {
+    const json body = {
+        {"id", ids.id},
+        {"object", "text_completion"},
+        {"created", ids.created},
+        {"model", ids.model},
+        {"choices",
+         json::array({{{"text", text}, {"index", 0}, {"logprobs", nullptr}, {"finish_reason", finish_reason}}})},
+        {"usage",
+         {{"prompt_tokens", prompt_tokens},
+          {"completion_tokens", completion_tokens},
+          {"total_tokens", prompt_tokens + completion_tokens}}},
+    };
+    return dump(body);
+}
+
+std::string completion_event(const CompletionIds& ids, std::string_view text,
+                             std::optional<std::string_view> finish_reason) {
+    const json reason = finish_reason ? json(*finish_reason) : json(nullptr);
+    const json body = {
+        {"id", ids.id},
+        {"object", "text_completion"},
+        {"created", ids.created},
+        {"model", ids.model},
+        {"choices", json::array({{{"text", text}, {"index", 0}, {"logprobs", nullptr}, {"finish_reason", reason}}})},
+    };
+    return "data: " + dump(body) + "\n\n";
+}
+
+std::string done_event() { return "data: [DONE]\n\n"; }
+
+std::string error_body(std::string_view message, std::string_view type, std::string_view param) {
+    const json error = {{"message", message},
+                        {"type", type},
+                        {"param", param.empty() ? json(nullptr) : json(param)},
+                        {"code", nullptr}};
+    return dump(json{{"error", error}});
+}
+
+}  // namespace kael::serve

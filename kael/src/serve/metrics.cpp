@@ -1,0 +1,102 @@
+// serve::ServerMetrics (chapter 13): counters and latency windows behind one lock.
+#include "kael/serve/metrics.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include <nlohmann/json.hpp>
+
+#include "kael/error.h"
+
+namespace kael::serve {
+
+LatencyWindow::LatencyWindow(std::size_t capacity) : capacity_(capacity) {
+    KAEL_CHECK_VALUE(capacity >= 1, "LatencyWindow needs room for at least one sample");
+    samples_.reserve(capacity);
+}
+
+void LatencyWindow::add(double seconds) {
+    if (samples_.size() < capacity_) {
+        samples_.push_back(seconds);
+        return;
+    }
+    samples_[next_] = seconds;
+    next_ = (next_ + 1) % capacity_;
+}
+
+std::optional<double> LatencyWindow::percentile(double p) const {
+    KAEL_CHECK_VALUE(p > 0 && p <= 100, "a percentile must be in (0, 100], got " << p);
+    if (samples_.empty()) {
+        return std::nullopt;
+    }
+    std::vector<double> sorted = samples_;
+    // Nearest rank: the ceil(p/100 * n)-th smallest sample, counting from 1.
+    const auto rank = static_cast<std::size_t>(std::ceil(p / 100.0 * static_cast<double>(sorted.size())));
+    const std::size_t index = std::max<std::size_t>(rank, 1) - 1;
+    std::nth_element(sorted.begin(), sorted.begin() + static_cast<std::ptrdiff_t>(index), sorted.end());
+    return sorted[index];
+}
+
+void ServerMetrics::record_finished(const Finished& finished) {
+    const std::lock_guard lock(mutex_);
+    switch (finished.reason) {
+        case FinishReason::Length:
+        case FinishReason::StopToken:
+        case FinishReason::ContextFull:
+        case FinishReason::Callback:
+            ++completed_;
+            latency_.add(finished.total_seconds);
+            if (finished.completion_tokens > 0) {
+                first_token_.add(finished.first_token_seconds);
+            }
+            break;
+        case FinishReason::Cancelled:
+        case FinishReason::Shutdown:
+            ++cancelled_;
+            break;
+        case FinishReason::Error:
+            ++failed_;
+            break;
+    }
+    completion_tokens_ += finished.completion_tokens;
+}
+
+void ServerMetrics::record_refused(int status) {
+    const std::lock_guard lock(mutex_);
+    ++(status >= 500 ? refused_5xx_ : refused_4xx_);
+}
+
+std::string ServerMetrics::to_json(const SchedulerStats& stats) const {
+    using nlohmann::json;
+    const std::lock_guard lock(mutex_);
+    auto percentiles = [](const LatencyWindow& window) {
+        json out = json::object();
+        for (const auto& [name, p] : {std::pair{"p50", 50.0}, std::pair{"p90", 90.0}, std::pair{"p99", 99.0}}) {
+            const std::optional<double> value = window.percentile(p);
+            out[name] = value ? json(*value) : json(nullptr);
+        }
+        out["samples"] = window.size();
+        return out;
+    };
+    const json body = {
+        {"requests",
+         {{"completed", completed_},
+          {"cancelled", cancelled_},
+          {"failed", failed_},
+          {"refused_4xx", refused_4xx_},
+          {"refused_5xx", refused_5xx_}}},
+        {"completion_tokens", completion_tokens_},
+        {"latency_seconds", percentiles(latency_)},
+        {"first_token_seconds", percentiles(first_token_)},
+        {"queue_length", stats.queued},
+        {"active_requests", stats.active},
+        {"decode_steps", stats.decode_steps},
+        {"mean_decode_batch", stats.decode_steps == 0 ? 0.0
+                                                      : static_cast<double>(stats.decoded_rows) /
+                                                            static_cast<double>(stats.decode_steps)},
+        {"largest_decode_batch", stats.largest_batch},
+    };
+    return body.dump();
+}
+
+}  // namespace kael::serve

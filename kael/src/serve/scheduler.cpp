@@ -1,0 +1,288 @@
+// serve::Scheduler (chapter 13): one thread, steps of admission, prefill and one batched
+// decode step, each request with its own cache and generator.
+#include "kael/serve/scheduler.h"
+
+#include <algorithm>
+#include <exception>
+#include <iterator>
+#include <utility>
+
+#include "kael/autograd/grad_mode.h"
+#include "kael/error.h"
+#include "kael/factory.h"
+#include "kael/generator.h"
+#include "kael/nn/batched_decode.h"
+#include "kael/nn/kv_cache.h"
+
+namespace kael::serve {
+
+const char* to_string(FinishReason reason) noexcept {
+    switch (reason) {
+        case FinishReason::Length: return "length";
+        case FinishReason::StopToken: return "stop";
+        case FinishReason::ContextFull: return "context_full";
+        case FinishReason::Callback: return "callback";
+        case FinishReason::Cancelled: return "cancelled";
+        case FinishReason::Shutdown: return "shutdown";
+        case FinishReason::Error: return "error";
+    }
+    return "unknown";
+}
+
+void Ticket::cancel() noexcept { cancelled_.store(true, std::memory_order_relaxed); }
+
+bool Ticket::cancelled() const noexcept { return cancelled_.load(std::memory_order_relaxed); }
+
+// One request from submit() to its end.
+struct Scheduler::Sequence {
+    GenerationRequest request;
+    RequestCallbacks callbacks;
+    std::shared_ptr<Ticket> ticket = std::make_shared<Ticket>();
+    Generator generator;
+    std::optional<nn::KVCache> cache;
+    std::int64_t length = 0;  // the prompt and the tokens delivered so far
+    std::int64_t last_token = 0;
+    Finished result;
+    bool done = false;
+    Clock::time_point submitted = Clock::now();
+
+    Sequence(GenerationRequest r, RequestCallbacks c)
+        : request(std::move(r)), callbacks(std::move(c)), generator(request.seed),
+          length(static_cast<std::int64_t>(request.prompt.size())) {
+        result.prompt_tokens = length;
+    }
+
+    [[nodiscard]] double seconds_since_submit() const {
+        return std::chrono::duration<double>(Clock::now() - submitted).count();
+    }
+};
+
+Scheduler::Scheduler(nn::GPT& model, SchedulerOptions options) : model_(model), options_(options) {
+    KAEL_CHECK_VALUE(options.max_batch >= 1, "Scheduler needs max_batch >= 1, got " << options.max_batch);
+    KAEL_CHECK_VALUE(options.max_queue >= 0, "Scheduler needs max_queue >= 0, got " << options.max_queue);
+    thread_ = std::thread([this] { run(); });
+}
+
+Scheduler::~Scheduler() { stop(false); }
+
+Submission Scheduler::submit(GenerationRequest request, RequestCallbacks callbacks) {
+    const nn::GPTConfig& config = model_.config();
+    const auto length = static_cast<std::int64_t>(request.prompt.size());
+    KAEL_CHECK_VALUE(length >= 1, "a request needs a prompt of at least one token");
+    KAEL_CHECK_VALUE(length <= config.block_size, "a prompt of " << length << " tokens is longer than the model's context of "
+                                                                 << config.block_size);
+    for (std::size_t i = 0; i < request.prompt.size(); ++i) {
+        KAEL_CHECK_VALUE(request.prompt[i] >= 0 && request.prompt[i] < config.vocab_size,
+                         "prompt token " << i << " is " << request.prompt[i] << ", outside the vocabulary [0, "
+                                         << config.vocab_size << ")");
+    }
+    KAEL_CHECK_VALUE(request.max_new_tokens >= 1, "max_new_tokens must be >= 1, got " << request.max_new_tokens);
+    nn::check_sampling_options(request.sampling);
+
+    auto sequence = std::make_unique<Sequence>(std::move(request), std::move(callbacks));
+    std::shared_ptr<Ticket> ticket = sequence->ticket;
+    {
+        const std::lock_guard lock(mutex_);
+        // A request may wait while every place is taken; one that finds a free place only
+        // waits for the scheduler's next step, and does not count against the queue.
+        const std::int64_t free_places = std::max<std::int64_t>(0, options_.max_batch - stats_.active);
+        if (stopping_ || static_cast<std::int64_t>(queue_.size()) >= options_.max_queue + free_places) {
+            ++stats_.refused;
+            return {nullptr, stopping_ ? Refusal::Stopping : Refusal::QueueFull};
+        }
+        queue_.push_back(std::move(sequence));
+        ++stats_.submitted;
+        stats_.queued = static_cast<std::int64_t>(queue_.size());
+    }
+    wake_.notify_one();
+    return {std::move(ticket), std::nullopt};
+}
+
+void Scheduler::stop(bool finish) {
+    {
+        const std::lock_guard lock(mutex_);
+        stopping_ = true;
+        finish_on_stop_ = finish_on_stop_ && finish;  // a stop(false) cuts short a stop(true)
+    }
+    wake_.notify_one();
+    const std::lock_guard join(join_mutex_);
+    if (thread_.joinable()) {
+        thread_.join();
+    }
+}
+
+SchedulerStats Scheduler::stats() const {
+    const std::lock_guard lock(mutex_);
+    return stats_;
+}
+
+void Scheduler::run() {
+    const autograd::NoGradGuard no_grad;
+    model_.eval();
+    for (;;) {
+        std::vector<std::unique_ptr<Sequence>> arrivals;
+        bool shutting_down = false;
+        {
+            std::unique_lock lock(mutex_);
+            wake_.wait(lock, [&] { return stopping_ || !queue_.empty() || !active_.empty(); });
+            if (stopping_ && queue_.empty() && active_.empty()) {
+                return;
+            }
+            shutting_down = stopping_ && !finish_on_stop_;
+            // Places free up only as requests finish: the queue waits for them.
+            while (!queue_.empty() && (shutting_down || static_cast<std::int64_t>(active_.size() + arrivals.size()) <
+                                                            options_.max_batch)) {
+                arrivals.push_back(std::move(queue_.front()));
+                queue_.pop_front();
+            }
+            stats_.queued = static_cast<std::int64_t>(queue_.size());
+            stats_.active = static_cast<std::int64_t>(active_.size() + arrivals.size());
+        }
+        if (shutting_down) {
+            std::move(arrivals.begin(), arrivals.end(), std::back_inserter(active_));
+            for (auto& sequence : active_) {
+                finish(*sequence, FinishReason::Shutdown);
+            }
+            retire_finished();
+            continue;
+        }
+        admit(arrivals);
+        decode();
+        retire_finished();
+    }
+}
+
+// Each arrival's prefill: its prompt through the model into a new cache, and its first token.
+void Scheduler::admit(std::vector<std::unique_ptr<Sequence>>& arrivals) {
+    const nn::GPTConfig& config = model_.config();
+    for (auto& owned : arrivals) {
+        Sequence& sequence = *owned;
+        active_.push_back(std::move(owned));
+        sequence.result.queued_seconds = sequence.seconds_since_submit();
+        if (sequence.ticket->cancelled()) {
+            finish(sequence, FinishReason::Cancelled);
+            continue;
+        }
+        if (sequence.length >= config.block_size) {
+            finish(sequence, FinishReason::ContextFull);  // as generate() ends a full prompt
+            continue;
+        }
+        try {
+            // The cache holds what the sequence can reach, as generate() sizes it.
+            const std::int64_t room = std::min(config.block_size, sequence.length + sequence.request.max_new_tokens);
+            const Tensor& weight = model_.wte->weight;
+            sequence.cache.emplace(config, 1, room, weight.dtype(), weight.device());
+            const Tensor prompt = from_vector(sequence.request.prompt, Shape{1, sequence.length}).to(weight.device());
+            const Tensor logits = model_.forward(prompt, *sequence.cache, nn::Logits::Last);  // [1, 1, V]
+            const GeneratorGuard own_stream(sequence.generator);
+            deliver(sequence, nn::sample_next(logits.select(1, 0), sequence.request.sampling).cpu().item<std::int64_t>());
+        } catch (const std::exception& e) {
+            finish(sequence, FinishReason::Error, e.what());
+        }
+    }
+}
+
+// One decode step for every active sequence that wants another token.
+void Scheduler::decode() {
+    std::vector<Sequence*> rows;
+    for (auto& sequence : active_) {
+        if (!sequence->done && sequence->ticket->cancelled()) {
+            finish(*sequence, FinishReason::Cancelled);
+        }
+        if (!sequence->done) {
+            rows.push_back(sequence.get());
+        }
+    }
+    if (rows.empty()) {
+        return;
+    }
+    std::vector<std::int64_t> tokens;
+    std::vector<nn::KVCache*> caches;
+    for (Sequence* sequence : rows) {
+        tokens.push_back(sequence->last_token);
+        caches.push_back(&*sequence->cache);
+    }
+    try {
+        const Tensor logits = nn::decode_step(model_, tokens, caches);  // [R, V]
+        for (std::size_t r = 0; r < rows.size(); ++r) {
+            const GeneratorGuard own_stream(rows[r]->generator);
+            const Tensor row = logits.narrow(0, static_cast<std::int64_t>(r), 1);
+            deliver(*rows[r], nn::sample_next(row, rows[r]->request.sampling).cpu().item<std::int64_t>());
+        }
+    } catch (const std::exception& e) {
+        for (Sequence* sequence : rows) {
+            if (!sequence->done) {
+                finish(*sequence, FinishReason::Error, e.what());
+            }
+        }
+    }
+    const std::lock_guard lock(mutex_);
+    ++stats_.decode_steps;
+    stats_.decoded_rows += static_cast<std::int64_t>(rows.size());
+    stats_.largest_batch = std::max(stats_.largest_batch, static_cast<std::int64_t>(rows.size()));
+}
+
+// A drawn token, under generate()'s rules: the stop token ends the request unseen; any
+// other is delivered, and the request ends at max_new_tokens or a full context.
+void Scheduler::deliver(Sequence& sequence, std::int64_t token) {
+    if (sequence.request.stop_token && token == *sequence.request.stop_token) {
+        finish(sequence, FinishReason::StopToken);
+        return;
+    }
+    if (sequence.result.completion_tokens == 0) {
+        sequence.result.first_token_seconds = sequence.seconds_since_submit();
+    }
+    ++sequence.result.completion_tokens;
+    ++sequence.length;
+    sequence.last_token = token;
+    {
+        const std::lock_guard lock(mutex_);
+        ++stats_.tokens;
+    }
+    bool keep_going = true;
+    try {
+        keep_going = !sequence.callbacks.on_token || sequence.callbacks.on_token(token);
+    } catch (const std::exception& e) {
+        finish(sequence, FinishReason::Error, e.what());
+        return;
+    }
+    if (!keep_going) {
+        finish(sequence, FinishReason::Callback);
+    } else if (sequence.result.completion_tokens == sequence.request.max_new_tokens) {
+        finish(sequence, FinishReason::Length);
+    } else if (sequence.length >= model_.config().block_size) {
+        finish(sequence, FinishReason::ContextFull);
+    }
+}
+
+void Scheduler::finish(Sequence& sequence, FinishReason reason, std::string error) {
+    sequence.done = true;
+    sequence.result.reason = reason;
+    sequence.result.error = std::move(error);
+    sequence.result.total_seconds = sequence.seconds_since_submit();
+}
+
+// Ends the finished sequences: their caches go, their places open, on_finish runs.
+void Scheduler::retire_finished() {
+    const auto finished = std::stable_partition(active_.begin(), active_.end(),
+                                                [](const auto& sequence) { return !sequence->done; });
+    std::vector<std::unique_ptr<Sequence>> leaving(std::make_move_iterator(finished),
+                                                   std::make_move_iterator(active_.end()));
+    active_.erase(finished, active_.end());
+    {
+        const std::lock_guard lock(mutex_);
+        stats_.finished += static_cast<std::int64_t>(leaving.size());
+        stats_.active = static_cast<std::int64_t>(active_.size());
+    }
+    for (const auto& sequence : leaving) {
+        if (sequence->callbacks.on_finish) {
+            try {
+                sequence->callbacks.on_finish(sequence->result);
+            } catch (...) {
+                // The request is over either way; a failing callback must not stop the others.
+            }
+        }
+    }
+}
+
+}  // namespace kael::serve

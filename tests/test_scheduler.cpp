@@ -1,0 +1,306 @@
+// serve::Scheduler (chapter 13): concurrent requests on one model, their decode steps
+// batched, each request's tokens those of generate() with its seed.
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <condition_variable>
+#include <cstdint>
+#include <future>
+#include <mutex>
+#include <vector>
+
+#include "helpers.h"
+#include "kael/kael.h"
+#include "kael/serve/scheduler.h"
+
+namespace {
+
+using kael::nn::GPT;
+using kael::nn::GPTConfig;
+using kael::serve::FinishReason;
+using kael::serve::Finished;
+using kael::serve::GenerationRequest;
+using kael::serve::Refusal;
+using kael::serve::RequestCallbacks;
+using kael::serve::Scheduler;
+using kael::serve::SchedulerOptions;
+using Ids = std::vector<std::int64_t>;
+
+GPTConfig small() {
+    return {.vocab_size = 41, .block_size = 24, .n_layer = 2, .n_head = 2, .n_embd = 32, .dropout = 0.0,
+            .layer_norm_epsilon = 1e-5, .fused_attention = true};
+}
+
+GenerationRequest request(Ids prompt, std::int64_t max_new, std::uint64_t seed, double temperature = 1.0) {
+    GenerationRequest r;
+    r.prompt = std::move(prompt);
+    r.max_new_tokens = max_new;
+    r.seed = seed;
+    r.sampling.temperature = temperature;
+    return r;
+}
+
+// What generate() gives for the request, with manual_seed(seed) before it.
+Ids reference(GPT& model, const GenerationRequest& r) {
+    kael::nn::GenerationOptions options;
+    options.max_new_tokens = r.max_new_tokens;
+    options.sampling = r.sampling;
+    options.stop_token = r.stop_token;
+    kael::manual_seed(r.seed);
+    return kael::nn::generate(model, r.prompt, options).tokens;
+}
+
+// One request's tokens and end, collected from the scheduler's callbacks.
+struct Outcome {
+    Ids tokens;
+    std::promise<Finished> done;
+    std::future<Finished> finished = done.get_future();
+
+    RequestCallbacks callbacks() {
+        return {[this](std::int64_t token) {
+                    tokens.push_back(token);
+                    return true;
+                },
+                [this](const Finished& f) { done.set_value(f); }};
+    }
+    Finished wait() {
+        EXPECT_EQ(finished.wait_for(std::chrono::seconds(60)), std::future_status::ready);
+        return finished.get();
+    }
+};
+
+TEST(Scheduler, ARequestGetsTheTokensOfGenerateWithItsSeed) {
+    kael::manual_seed(1);
+    GPT model(small());
+    GenerationRequest r = request({1, 2, 3}, 10, 42);
+    r.sampling.top_k = 5;
+    const Ids expected = reference(model, r);
+    Scheduler scheduler(model);
+    Outcome outcome;
+    ASSERT_TRUE(scheduler.submit(r, outcome.callbacks()).ticket);
+    const Finished f = outcome.wait();
+    EXPECT_EQ(f.reason, FinishReason::Length);
+    EXPECT_EQ(f.prompt_tokens, 3);
+    EXPECT_EQ(f.completion_tokens, 10);
+    EXPECT_EQ(outcome.tokens, expected);
+}
+
+TEST(Scheduler, ConcurrentRequestsAreBatchedAndEachGetsItsOwnTokens) {
+    kael::manual_seed(2);
+    GPT model(small());
+    std::vector<GenerationRequest> requests;
+    for (std::uint64_t i = 0; i < 7; ++i) {
+        Ids prompt;
+        for (std::uint64_t t = 0; t <= i % 4; ++t) {
+            prompt.push_back(static_cast<std::int64_t>((3 * i + t) % 41));
+        }
+        requests.push_back(request(prompt, 6 + static_cast<std::int64_t>(i), 100 + i, i % 3 == 0 ? 0.0 : 0.9));
+    }
+    std::vector<Ids> expected;
+    for (const GenerationRequest& r : requests) {
+        expected.push_back(reference(model, r));
+    }
+    Scheduler scheduler(model, {.max_batch = 4, .max_queue = 16});
+    std::vector<Outcome> outcomes(requests.size());
+    for (std::size_t i = 0; i < requests.size(); ++i) {
+        ASSERT_TRUE(scheduler.submit(requests[i], outcomes[i].callbacks()).ticket);
+    }
+    for (std::size_t i = 0; i < requests.size(); ++i) {
+        EXPECT_EQ(outcomes[i].wait().reason, FinishReason::Length);
+        EXPECT_EQ(outcomes[i].tokens, expected[i]) << "request " << i;
+    }
+    const kael::serve::SchedulerStats stats = scheduler.stats();
+    EXPECT_GT(stats.largest_batch, 1);  // decode steps served several requests at once
+    EXPECT_LE(stats.largest_batch, 4);  // and never more than max_batch
+    EXPECT_EQ(stats.finished, 7);
+    EXPECT_EQ(stats.active, 0);
+    EXPECT_EQ(stats.queued, 0);
+}
+
+// A first request parks the scheduler inside its callback, so the queue's contents are known.
+struct Gate {
+    std::mutex mutex;
+    std::condition_variable changed;
+    bool entered = false;
+    bool open = false;
+
+    RequestCallbacks callbacks(Outcome& outcome) {
+        RequestCallbacks c = outcome.callbacks();
+        c.on_token = [this, &outcome](std::int64_t token) {
+            outcome.tokens.push_back(token);
+            std::unique_lock lock(mutex);
+            entered = true;
+            changed.notify_all();
+            changed.wait(lock, [&] { return open; });
+            return true;
+        };
+        return c;
+    }
+    void wait_entered() {
+        std::unique_lock lock(mutex);
+        changed.wait(lock, [&] { return entered; });
+    }
+    void release() {
+        const std::lock_guard lock(mutex);
+        open = true;
+        changed.notify_all();
+    }
+};
+
+TEST(Scheduler, TheQueueTakesItsLimitAndRefusesOneMore) {
+    GPT model(small());
+    Scheduler scheduler(model, {.max_batch = 1, .max_queue = 2});
+    Gate gate;
+    Outcome first;
+    ASSERT_TRUE(scheduler.submit(request({1}, 2, 0), gate.callbacks(first)).ticket);
+    gate.wait_entered();  // the first request is active, the queue is empty
+    Outcome second;
+    Outcome third;
+    Outcome fourth;
+    EXPECT_TRUE(scheduler.submit(request({2}, 2, 0), second.callbacks()).ticket);
+    EXPECT_TRUE(scheduler.submit(request({3}, 2, 0), third.callbacks()).ticket);  // exactly at the limit
+    const kael::serve::Submission refused = scheduler.submit(request({4}, 2, 0), fourth.callbacks());
+    EXPECT_FALSE(refused.ticket);
+    ASSERT_TRUE(refused.refusal.has_value());
+    EXPECT_EQ(*refused.refusal, Refusal::QueueFull);
+    EXPECT_EQ(scheduler.stats().queued, 2);
+    EXPECT_EQ(scheduler.stats().refused, 1);
+    gate.release();
+    EXPECT_EQ(first.wait().reason, FinishReason::Length);
+    EXPECT_EQ(second.wait().reason, FinishReason::Length);
+    EXPECT_EQ(third.wait().reason, FinishReason::Length);
+    EXPECT_FALSE(fourth.finished.valid() && fourth.finished.wait_for(std::chrono::seconds(0)) ==
+                                                std::future_status::ready);  // never ran
+}
+
+TEST(Scheduler, ACancelledRequestEndsAndFreesItsPlace) {
+    GPT model(small());
+    Scheduler scheduler(model, {.max_batch = 1, .max_queue = 4});
+    Gate gate;
+    Outcome running;
+    const auto ticket = scheduler.submit(request({1}, 20, 0), gate.callbacks(running)).ticket;
+    ASSERT_TRUE(ticket);
+    gate.wait_entered();
+    Outcome waiting;
+    Outcome next;
+    const auto waiting_ticket = scheduler.submit(request({2}, 3, 0), waiting.callbacks()).ticket;
+    ASSERT_TRUE(scheduler.submit(request({3}, 3, 0), next.callbacks()).ticket);
+    waiting_ticket->cancel();  // still in the queue: ends without running
+    ticket->cancel();          // running: ends at the next step
+    gate.release();
+    const Finished ended = running.wait();
+    EXPECT_EQ(ended.reason, FinishReason::Cancelled);
+    EXPECT_EQ(ended.completion_tokens, 1);
+    EXPECT_EQ(waiting.wait().reason, FinishReason::Cancelled);
+    EXPECT_TRUE(waiting.tokens.empty());
+    EXPECT_EQ(next.wait().reason, FinishReason::Length);
+    EXPECT_EQ(next.tokens.size(), 3U);
+}
+
+TEST(Scheduler, TheStopTokenEndsARequestWithoutBeingDelivered) {
+    GPT model(small());
+    GenerationRequest probe = request({5, 6}, 1, 0, 0.0);
+    const std::int64_t first_greedy = reference(model, probe).at(0);
+    Scheduler scheduler(model);
+    Outcome outcome;
+    GenerationRequest r = request({5, 6}, 8, 0, 0.0);
+    r.stop_token = first_greedy;
+    ASSERT_TRUE(scheduler.submit(r, outcome.callbacks()).ticket);
+    const Finished f = outcome.wait();
+    EXPECT_EQ(f.reason, FinishReason::StopToken);
+    EXPECT_EQ(f.completion_tokens, 0);
+    EXPECT_TRUE(outcome.tokens.empty());
+}
+
+TEST(Scheduler, TheContextEndsARequestAtTheBlockSize) {
+    GPT model(small());
+    Scheduler scheduler(model);
+    Ids full(24, 1);  // exactly the block size: nothing fits after it
+    Ids one_short(23, 1);
+    Outcome none;
+    Outcome one;
+    ASSERT_TRUE(scheduler.submit(request(full, 5, 0), none.callbacks()).ticket);
+    ASSERT_TRUE(scheduler.submit(request(one_short, 5, 0), one.callbacks()).ticket);
+    EXPECT_EQ(none.wait().reason, FinishReason::ContextFull);
+    EXPECT_TRUE(none.tokens.empty());
+    EXPECT_EQ(one.wait().reason, FinishReason::ContextFull);
+    EXPECT_EQ(one.tokens.size(), 1U);
+}
+
+TEST(Scheduler, RefusesBadRequestsBeforeQueueingThem) {
+    GPT model(small());
+    Scheduler scheduler(model);
+    Outcome unused;
+    auto refuses = [&](const GenerationRequest& r) {
+        EXPECT_THROW((void)scheduler.submit(r, unused.callbacks()), kael::ValueError);
+    };
+    refuses(request({}, 5, 0));
+    refuses(request(Ids(25, 1), 5, 0));  // one past the block size
+    refuses(request({41}, 5, 0));        // vocab_size: one past the last id
+    refuses(request({-1}, 5, 0));
+    refuses(request({1}, 0, 0));
+    refuses(request({1}, 5, 0, -1.0));
+    EXPECT_EQ(scheduler.stats().submitted, 0);
+    EXPECT_THROW(Scheduler(model, {.max_batch = 0, .max_queue = 1}), kael::ValueError);
+    EXPECT_THROW(Scheduler(model, {.max_batch = 1, .max_queue = -1}), kael::ValueError);
+}
+
+TEST(Scheduler, StopWithoutFinishingEndsEveryRequestWithShutdown) {
+    GPT model(small());
+    Scheduler scheduler(model, {.max_batch = 1, .max_queue = 1000});
+    Gate gate;
+    Outcome running;
+    Outcome queued;
+    ASSERT_TRUE(scheduler.submit(request({1}, 20, 0), gate.callbacks(running)).ticket);
+    gate.wait_entered();
+    ASSERT_TRUE(scheduler.submit(request({2}, 20, 0), queued.callbacks()).ticket);
+    std::thread stopper([&] { scheduler.stop(/*finish=*/false); });
+    while (scheduler.submit(request({3}, 1, 0), RequestCallbacks{}).refusal != Refusal::Stopping) {
+        std::this_thread::yield();  // until stop() has marked the scheduler as stopping
+    }
+    gate.release();
+    stopper.join();
+    EXPECT_EQ(running.wait().reason, FinishReason::Shutdown);
+    EXPECT_EQ(queued.wait().reason, FinishReason::Shutdown);
+    Outcome late;
+    const kael::serve::Submission refused = scheduler.submit(request({3}, 1, 0), late.callbacks());
+    EXPECT_EQ(refused.refusal, Refusal::Stopping);
+}
+
+TEST(Scheduler, StopWithFinishingCompletesEveryRequest) {
+    GPT model(small());
+    Scheduler scheduler(model, {.max_batch = 2, .max_queue = 4});
+    std::vector<Outcome> outcomes(4);
+    for (std::size_t i = 0; i < outcomes.size(); ++i) {
+        ASSERT_TRUE(scheduler.submit(request({static_cast<std::int64_t>(i)}, 5, i), outcomes[i].callbacks()).ticket);
+    }
+    scheduler.stop(/*finish=*/true);
+    for (Outcome& outcome : outcomes) {
+        EXPECT_EQ(outcome.wait().reason, FinishReason::Length);
+        EXPECT_EQ(outcome.tokens.size(), 5U);
+    }
+}
+
+TEST(Scheduler, ACallbackThatThrowsEndsOnlyItsOwnRequest) {
+    GPT model(small());
+    Scheduler scheduler(model, {.max_batch = 2, .max_queue = 4});
+    Outcome failing;
+    Outcome fine;
+    RequestCallbacks throwing = failing.callbacks();
+    throwing.on_token = [](std::int64_t) -> bool { throw std::runtime_error("the client's sink broke"); };
+    ASSERT_TRUE(scheduler.submit(request({1, 2}, 5, 0), throwing).ticket);
+    ASSERT_TRUE(scheduler.submit(request({3, 4}, 5, 0), fine.callbacks()).ticket);
+    const Finished f = failing.wait();
+    EXPECT_EQ(f.reason, FinishReason::Error);
+    EXPECT_NE(f.error.find("the client's sink broke"), std::string::npos);
+    EXPECT_EQ(fine.wait().reason, FinishReason::Length);
+    EXPECT_EQ(fine.tokens.size(), 5U);
+}
+
+TEST(Scheduler, ReasonsHaveTheApisNames) {
+    EXPECT_STREQ(kael::serve::to_string(FinishReason::Length), "length");
+    EXPECT_STREQ(kael::serve::to_string(FinishReason::StopToken), "stop");
+    EXPECT_STREQ(kael::serve::to_string(FinishReason::Cancelled), "cancelled");
+}
+
+}  // namespace

@@ -1,0 +1,82 @@
+// serve::LatencyWindow and ServerMetrics (chapter 13): percentiles by the nearest-rank rule
+// over the latest samples, and the counters a metrics endpoint shows.
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+
+#include "kael/error.h"
+#include "kael/serve/metrics.h"
+
+namespace {
+
+using kael::serve::LatencyWindow;
+
+TEST(LatencyWindow, PercentilesFollowTheNearestRankRule) {
+    LatencyWindow window(1000);
+    EXPECT_FALSE(window.percentile(50).has_value());
+    for (int i = 100; i >= 1; --i) {
+        window.add(i);  // 1 .. 100, in any order
+    }
+    EXPECT_EQ(window.percentile(50), 50.0);
+    EXPECT_EQ(window.percentile(99), 99.0);
+    EXPECT_EQ(window.percentile(99.5), 100.0);  // the 99.5th rank rounds up to the 100th
+    EXPECT_EQ(window.percentile(100), 100.0);
+    EXPECT_EQ(window.percentile(0.5), 1.0);
+    EXPECT_THROW((void)window.percentile(0), kael::ValueError);
+    EXPECT_THROW((void)window.percentile(100.001), kael::ValueError);
+    LatencyWindow one(4);
+    one.add(0.25);
+    EXPECT_EQ(one.percentile(1), 0.25);
+    EXPECT_EQ(one.percentile(100), 0.25);
+}
+
+TEST(LatencyWindow, OnlyTheLatestSamplesCount) {
+    LatencyWindow window(3);
+    for (const double s : {10.0, 20.0, 30.0}) {
+        window.add(s);
+    }
+    EXPECT_EQ(window.percentile(100), 30.0);
+    window.add(1.0);  // replaces 10
+    window.add(2.0);  // replaces 20
+    EXPECT_EQ(window.size(), 3U);
+    EXPECT_EQ(window.percentile(100), 30.0);
+    EXPECT_EQ(window.percentile(1), 1.0);
+    window.add(3.0);  // replaces 30
+    EXPECT_EQ(window.percentile(100), 3.0);
+    EXPECT_THROW(LatencyWindow(0), kael::ValueError);
+}
+
+TEST(ServerMetrics, CountsRequestsByOutcomeAndReportsJson) {
+    kael::serve::ServerMetrics metrics;
+    kael::serve::Finished done;
+    done.reason = kael::serve::FinishReason::Length;
+    done.completion_tokens = 4;
+    done.total_seconds = 0.5;
+    done.first_token_seconds = 0.1;
+    metrics.record_finished(done);
+    done.reason = kael::serve::FinishReason::Cancelled;
+    done.completion_tokens = 1;
+    metrics.record_finished(done);
+    metrics.record_refused(400);
+    metrics.record_refused(429);
+    metrics.record_refused(503);
+    kael::serve::SchedulerStats stats;
+    stats.queued = 3;
+    stats.active = 2;
+    stats.decode_steps = 4;
+    stats.decoded_rows = 10;
+    const nlohmann::json json = nlohmann::json::parse(metrics.to_json(stats));
+    EXPECT_EQ(json["requests"]["completed"], 1);
+    EXPECT_EQ(json["requests"]["cancelled"], 1);
+    EXPECT_EQ(json["requests"]["refused_4xx"], 2);
+    EXPECT_EQ(json["requests"]["refused_5xx"], 1);
+    EXPECT_EQ(json["completion_tokens"], 5);
+    EXPECT_EQ(json["latency_seconds"]["p50"], 0.5);
+    EXPECT_EQ(json["first_token_seconds"]["p99"], 0.1);
+    EXPECT_EQ(json["queue_length"], 3);
+    EXPECT_EQ(json["active_requests"], 2);
+    EXPECT_EQ(json["mean_decode_batch"], 2.5);
+    EXPECT_TRUE(nlohmann::json::parse(kael::serve::ServerMetrics().to_json({}))["latency_seconds"]["p50"].is_null());
+}
+
+}  // namespace
