@@ -22,6 +22,7 @@
 //> stage 14
 #include "kael/debug.h"
 #include "kael/generator.h"
+#include "kael/profiler.h"
 //< stage 14
 #include "kael/checked_math.h"
 #include "kael/device.h"

@@ -21,6 +21,9 @@
 #include "kael/error.h"
 #include "kael/factory.h"
 #include "kael/ops/binary.h"
+//> stage 14
+#include "kael/profiler.h"
+//< stage 14
 
 namespace kael::autograd {
 namespace {
@@ -73,6 +76,9 @@ public:
             }
             Grads outgoing;
             if (std::any_of(incoming.begin(), incoming.end(), [](const auto& g) { return g.has_value(); })) {
+//> stage 14
+                const profiler::Scope backward(node->name().c_str(), "backward");  // chapter 13
+//< stage 14
                 outgoing = node->run(std::move(incoming));
                 validate(*node, outgoing);
 //> stage 14

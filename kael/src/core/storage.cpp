@@ -6,6 +6,9 @@
 #include "core/device_backend.h"
 //> stage 9
 #include "kael/allocator.h"
+//> stage 14
+#include "kael/profiler.h"
+//< stage 14
 //< stage 9
 
 namespace kael {
@@ -53,6 +56,9 @@ Storage::Storage(std::int64_t nbytes, Device device) : nbytes_(nbytes), device_(
         const std::int64_t capacity = detail::block_capacity(nbytes);
         data_ = {detail::allocate_block(capacity, device), BlockDeleter{capacity, device}};
 //< stage 9
+//> stage 14
+        profiler::count_allocation(nbytes);  // against the operation that asked (chapter 13)
+//< stage 14
     }
 }
 

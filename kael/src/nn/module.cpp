@@ -235,4 +235,13 @@ std::ostream& operator<<(std::ostream& os, const Module& module) {
     return os;
 }
 
+//> stage 14
+
+Tensor UnaryModule::profiled_forward(const Tensor& input) {
+    const std::string module = name();  // outlives the call's record
+    const profiler::Scope call(module.c_str(), "module", {&input});
+    return forward(input);
+}
+//< stage 14
+
 }  // namespace kael::nn

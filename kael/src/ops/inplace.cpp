@@ -12,6 +12,9 @@
 #include "kael/factory.h"
 #include "kael/ops/binary.h"
 #include "kael/ops/unary.h"
+//> stage 14
+#include "kael/profiler.h"
+//< stage 14
 #include "kael/view.h"
 //> stage 10
 #include "ops/device.h"
@@ -49,6 +52,9 @@ using detail::Dtypes;
 // The shared frame of every in-place operation: guard, compute into self, count the write.
 template <typename Compute>
 Tensor& in_place(Tensor& self, const char* op, DType result, Compute compute) {
+//> stage 14
+    const profiler::Scope operation(op, "in-place", {&self});  // one branch while no Profiler records
+//< stage 14
     detail::check_writable(self, op);
     detail::check_can_cast(result, self, op);
     compute();

@@ -11,6 +11,9 @@
 
 #include "kael/dtype.h"
 #include "kael/nn/state_dict.h"
+//> stage 14
+#include "kael/profiler.h"
+//< stage 14
 #include "kael/tensor.h"
 
 namespace kael::nn {
@@ -132,7 +135,22 @@ public:
     /// Computes the module's output.
     [[nodiscard]] virtual Tensor forward(const Tensor& input) = 0;
     /// forward(input), so a module can be called like a function.
-    [[nodiscard]] Tensor operator()(const Tensor& input) { return forward(input); }
+//> until 14
+//|     [[nodiscard]] Tensor operator()(const Tensor& input) { return forward(input); }
+//< until 14
+//> stage 14
+    /// While a Profiler records, the call is recorded under the module's name (chapter 13).
+    [[nodiscard]] Tensor operator()(const Tensor& input) {
+        if (profiler::enabled()) {
+            return profiled_forward(input);
+        }
+        return forward(input);
+    }
+
+private:
+    // forward(input) as a call the profiler records, named by name().
+    [[nodiscard]] Tensor profiled_forward(const Tensor& input);
+//< stage 14
 };
 
 }  // namespace kael::nn

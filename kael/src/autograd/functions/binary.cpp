@@ -20,7 +20,13 @@ using autograd::SavedTensor;
 // out = f(a, b) whose formula reads both operands: backward(grad, a, b, node) gives both
 // gradients at the output's shape, and only those the node needs are summed back.
 template <typename Compute, typename Backward>
-Tensor with_operands_saved(const Tensor& a, const Tensor& b, const char* name, Compute&& compute, Backward backward) {
+//> until 14
+//| Tensor with_operands_saved(const Tensor& a, const Tensor& b, const char* name, Compute&& compute, Backward backward) {
+//< until 14
+//> stage 14
+Tensor with_operands_saved(const Tensor& a, const Tensor& b, const char* name, Compute&& compute, Backward backward,
+                           const std::source_location& caller = std::source_location::current()) {
+//< stage 14
     return autograd::differentiable({a, b}, std::forward<Compute>(compute), [&](const Tensor& out) {
         autograd::record(out, name, {a, b}, [sa = SavedTensor(a), sb = SavedTensor(b), backward](const Tensor& grad,
                                                                                                 Node& node) {
@@ -36,14 +42,25 @@ Tensor with_operands_saved(const Tensor& a, const Tensor& b, const char* name, C
             }
             return grads;
         });
-    });
+//> until 14
+//|     });
+//< until 14
+//> stage 14
+    }, caller);
+//< stage 14
 }
 
 // add and sub save nothing: each gradient is the output's, scaled and summed back. The
 // operands' shapes are in the node's input metadata already, and capturing only the scale
 // keeps the closure small enough for std::function to hold it without an allocation.
 template <typename Compute>
-Tensor sum_like(const Tensor& a, const Tensor& b, const char* name, double b_scale, Compute&& compute) {
+//> until 14
+//| Tensor sum_like(const Tensor& a, const Tensor& b, const char* name, double b_scale, Compute&& compute) {
+//< until 14
+//> stage 14
+Tensor sum_like(const Tensor& a, const Tensor& b, const char* name, double b_scale, Compute&& compute,
+                const std::source_location& caller = std::source_location::current()) {
+//< stage 14
     return autograd::differentiable({a, b}, std::forward<Compute>(compute), [&](const Tensor& out) {
         autograd::record(out, name, {a, b}, [b_scale](const Tensor& grad, Node& node) {
             Grads grads(2);
@@ -55,7 +72,12 @@ Tensor sum_like(const Tensor& a, const Tensor& b, const char* name, double b_sca
             }
             return grads;
         });
-    });
+//> until 14
+//|     });
+//< until 14
+//> stage 14
+    }, caller);
+//< stage 14
 }
 
 // PyTorch's subgradient for maximum and minimum: where the two are equal, each gets half.

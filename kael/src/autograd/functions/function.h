@@ -16,14 +16,36 @@
 // A formula is ordinary kael code, so a backward pass with create_graph records the graph
 // of the gradients through these same functions.
 #include <initializer_list>
+//> stage 14
+#include <source_location>
+//< stage 14
 #include <utility>
 
 #include "autograd/recording.h"
 #include "kael/autograd/grad_mode.h"
+//> stage 14
+#include "kael/profiler.h"
+//< stage 14
 #include "kael/tensor.h"
 
 namespace kael::autograd {
 
+//> stage 14
+// The profiler's record of one call of a frame, with the tensors among `inputs`: nothing
+// but a branch while no Profiler records.
+[[nodiscard]] inline profiler::Scope profiled(const std::source_location& caller, std::initializer_list<Input> inputs) {
+    profiler::Scope scope(caller.function_name(), "op", {}, /*from_signature=*/true);
+    if (scope.active()) {
+        for (const Input& input : inputs) {
+            if (input.get() != nullptr) {
+                scope.add_input(*input.get());
+            }
+        }
+    }
+    return scope;
+}
+
+//< stage 14
 // `compute()` run with recording off: what an operation does below autograd.
 template <typename Compute> [[nodiscard]] decltype(auto) below_autograd(Compute&& compute) {
     const NoGradGuard no_grad;
@@ -35,8 +57,21 @@ template <typename Compute> [[nodiscard]] decltype(auto) below_autograd(Compute&
 // tensors outside autograd costs a few thread-local reads and one pointer test per input.
 // The operation runs below autograd either way, so the views and copies it makes inside
 // are never tracked for autograd, which would cost an allocation each.
+//> stage 14
+//
+// Every call is also a profiler's recording point (chapter 13), named after the function
+// that called the frame: `caller` defaults to the place of the call, so the public
+// function kael::exp needs no name of its own to be recorded as "exp".
+//< stage 14
 template <typename Compute, typename Record>
-[[nodiscard]] Tensor differentiable(std::initializer_list<Input> inputs, Compute&& compute, Record&& record) {
+//> until 14
+//| [[nodiscard]] Tensor differentiable(std::initializer_list<Input> inputs, Compute&& compute, Record&& record) {
+//< until 14
+//> stage 14
+[[nodiscard]] Tensor differentiable(std::initializer_list<Input> inputs, Compute&& compute, Record&& record,
+                                    const std::source_location& caller = std::source_location::current()) {
+    const profiler::Scope operation = profiled(caller, inputs);
+//< stage 14
     if (!should_record(inputs)) {
         return below_autograd(std::forward<Compute>(compute));
     }
@@ -50,28 +85,61 @@ template <typename Compute, typename Record>
 // (with_output_saved), or the incoming gradient alone (linear). Each saves only what its
 // formula reads.
 template <typename Compute, typename Backward>
-[[nodiscard]] Tensor with_input_saved(const Tensor& t, const char* name, Compute&& compute, Backward backward) {
+//> until 14
+//| [[nodiscard]] Tensor with_input_saved(const Tensor& t, const char* name, Compute&& compute, Backward backward) {
+//< until 14
+//> stage 14
+[[nodiscard]] Tensor with_input_saved(const Tensor& t, const char* name, Compute&& compute, Backward backward,
+                                      const std::source_location& caller = std::source_location::current()) {
+//< stage 14
     return differentiable({t}, std::forward<Compute>(compute), [&](const Tensor& out) {
         record(out, name, {t}, [input = SavedTensor(t), backward](const Tensor& grad, Node& node) {
             return Grads{backward(grad, input.unpack(node))};
         });
-    });
+//> until 14
+//|     });
+//< until 14
+//> stage 14
+    }, caller);
+//< stage 14
 }
 
 template <typename Compute, typename Backward>
-[[nodiscard]] Tensor with_output_saved(const Tensor& t, const char* name, Compute&& compute, Backward backward) {
+//> until 14
+//| [[nodiscard]] Tensor with_output_saved(const Tensor& t, const char* name, Compute&& compute, Backward backward) {
+//< until 14
+//> stage 14
+[[nodiscard]] Tensor with_output_saved(const Tensor& t, const char* name, Compute&& compute, Backward backward,
+                                       const std::source_location& caller = std::source_location::current()) {
+//< stage 14
     return differentiable({t}, std::forward<Compute>(compute), [&](const Tensor& out) {
         record(out, name, {t}, [result = SavedTensor::output(out), backward](const Tensor& grad, Node& node) {
             return Grads{backward(grad, result.unpack(node))};
         });
-    });
+//> until 14
+//|     });
+//< until 14
+//> stage 14
+    }, caller);
+//< stage 14
 }
 
 template <typename Compute, typename Backward>
-[[nodiscard]] Tensor linear(const Tensor& t, const char* name, Compute&& compute, Backward backward) {
+//> until 14
+//| [[nodiscard]] Tensor linear(const Tensor& t, const char* name, Compute&& compute, Backward backward) {
+//< until 14
+//> stage 14
+[[nodiscard]] Tensor linear(const Tensor& t, const char* name, Compute&& compute, Backward backward,
+                            const std::source_location& caller = std::source_location::current()) {
+//< stage 14
     return differentiable({t}, std::forward<Compute>(compute), [&](const Tensor& out) {
         record(out, name, {t}, [backward](const Tensor& grad, Node&) { return Grads{backward(grad)}; });
-    });
+//> until 14
+//|     });
+//< until 14
+//> stage 14
+    }, caller);
+//< stage 14
 }
 
 }  // namespace kael::autograd

@@ -57,13 +57,25 @@ Grads matmul_backward(const Tensor& grad, const Tensor& x, const Tensor& y, Node
     return grads;
 }
 
-template <typename Compute> Tensor product(const Tensor& a, const Tensor& b, Compute&& compute) {
+template <typename Compute>
+//> until 14
+//| Tensor product(const Tensor& a, const Tensor& b, Compute&& compute) {
+//< until 14
+//> stage 14
+Tensor product(const Tensor& a, const Tensor& b, Compute&& compute,
+               const std::source_location& caller = std::source_location::current()) {
+//< stage 14
     return autograd::differentiable({a, b}, std::forward<Compute>(compute), [&](const Tensor& out) {
         autograd::record(out, "MmBackward", {a, b}, [sa = SavedTensor(a), sb = SavedTensor(b)](const Tensor& grad,
                                                                                             Node& node) {
             return matmul_backward(grad, sa.unpack(node), sb.unpack(node), node);
         });
-    });
+//> until 14
+//|     });
+//< until 14
+//> stage 14
+    }, caller);
+//< stage 14
 }
 
 }  // namespace

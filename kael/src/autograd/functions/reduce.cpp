@@ -68,7 +68,13 @@ Tensor product_of_others(const Tensor& x, const Dims& dims) {
 // PyTorch's subgradient of amax, amin, max() and min(): the gradient is shared evenly
 // among the elements equal to the extreme.
 template <typename Compute>
-Tensor shared_among_extremes(const Tensor& t, const Dims& dims, bool keepdim, const char* name, Compute&& compute) {
+//> until 14
+//| Tensor shared_among_extremes(const Tensor& t, const Dims& dims, bool keepdim, const char* name, Compute&& compute) {
+//< until 14
+//> stage 14
+Tensor shared_among_extremes(const Tensor& t, const Dims& dims, bool keepdim, const char* name, Compute&& compute,
+                             const std::source_location& caller = std::source_location::current()) {
+//< stage 14
     return autograd::differentiable({t}, std::forward<Compute>(compute), [&](const Tensor& out) {
         autograd::record(out, name, {t}, [x = SavedTensor(t), result = SavedTensor::output(out), dims,
                                           keepdim](const Tensor& grad, Node& node) {
@@ -77,7 +83,12 @@ Tensor shared_among_extremes(const Tensor& t, const Dims& dims, bool keepdim, co
             const Tensor count = unreduce(sum(is_extreme, dims, true), input.shape(), dims, true);
             return Grads{where(is_extreme, unreduce(grad, input.shape(), dims, keepdim) / count, 0)};
         });
-    });
+//> until 14
+//|     });
+//< until 14
+//> stage 14
+    }, caller);
+//< stage 14
 }
 
 // max(dim) and min(dim): the gradient goes to the position the indices name.
