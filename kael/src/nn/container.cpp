@@ -25,7 +25,7 @@ const std::shared_ptr<UnaryModule>& Sequential::operator[](std::size_t index) co
 Tensor Sequential::forward(const Tensor& input) {
     Tensor x = input;
     for (const auto& module : modules_) {
-        x = module->forward(x);
+        x = (*module)(x);  // a call, as the user's own would be (chapter 13 records it)
     }
     return x;
 }
