@@ -8,6 +8,7 @@
 #include <memory>
 
 #include "kael/kael.h"
+#include "kael/profiler.h"
 
 namespace {
 

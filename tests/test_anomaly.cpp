@@ -8,6 +8,7 @@
 #include <thread>
 
 #include "helpers.h"
+#include "kael/autograd/anomaly.h"
 #include "kael/kael.h"
 
 namespace kael {

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <string>
 
+#include "kael/autograd/dot.h"
 #include "kael/kael.h"
 
 namespace kael {

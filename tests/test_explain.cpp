@@ -4,6 +4,7 @@
 
 #include <string>
 
+#include "kael/debug.h"
 #include "kael/kael.h"
 
 namespace kael {

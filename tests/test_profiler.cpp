@@ -9,6 +9,7 @@
 
 #include "helpers.h"
 #include "kael/kael.h"
+#include "kael/profiler.h"
 
 namespace {
 
