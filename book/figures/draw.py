@@ -47,16 +47,40 @@ Where the numbers come from:
   run, examples/results/char_gpt_loss.csv, with a 50-step moving average, and the
   validation losses that examples/char_gpt.cpp and examples/char_gpt.py printed every 200
   steps (their logs), which examples/record_char_gpt.sh records.
+- ch13_autograd_graph.svg: the graph of a small network's loss, drawn by Graphviz's `dot`
+  from the DOT text that autograd::to_dot wrote (the section "dot" of
+  book/examples/ch13_graph.cpp); not drawn while stage 14 has no recorded outputs.
+- performance_ratios.svg: kael's time over libtorch's for every workload of
+  benchmarks/RESULTS.md (the AVX-512 code) and benchmarks/RESULTS-avx2.md (the AVX2 code),
+  two panels side by side, each titled with the CPU, vector width and date its file names;
+  the column "kael / libtorch time" of each, as benchmarks/compare_with_libtorch.py wrote
+  it.
+- gpt2_decode.svg: GPT-2 small's decode in tokens per second, kael and PyTorch, with and
+  without the KV cache, on each thread count of benchmarks/RESULTS-gpt2.md
+  (benchmarks/record_gpt2.sh), the ratio the file gives, and the file's decode limit of the
+  memory's read bandwidth.
+- serving_throughput.svg: the load test of benchmarks/RESULTS-serving.md
+  (benchmarks/record_serving.sh), tokens and requests per second and the p50 and p99
+  latencies of each run (max-batch 8 against max-batch 1).
+
+These three are for book/docs/performance.md, and their files are read as Markdown tables:
+a table that lost a column, a row or a separator line, or a cell that is not a number, is
+an error naming the file (and the line). benchmarks/run-all rewrites all the files.
 
 A section or a line that is missing or does not parse stops the script with an error that
-names it: a figure is never drawn from stale or invented numbers.
+names it: a figure is never drawn from stale or invented numbers. The one exception is a
+file not recorded yet: without benchmarks/RESULTS-serving.md, serving_throughput.svg is not
+drawn (the script says so), where every other missing file is an error.
 """
 from __future__ import annotations
 
 import math
 import pathlib
 import re
+import shutil
+import subprocess
 import sys
+import textwrap
 
 import matplotlib
 
@@ -806,6 +830,283 @@ def draw_autograd_graph(outputs: pathlib.Path, target: pathlib.Path) -> str:
 
 
 # ---------------------------------------------------------------------------------------
+# The figures of the performance page (book/docs/performance.md), read from the tables of
+# the results files that the recording scripts write (benchmarks/run-all runs them all).
+
+
+BENCHMARKS = ROOT / "benchmarks"
+
+
+def markdown_tables(path: pathlib.Path) -> list[tuple[list[str], list[list[str]]]]:
+    """Every Markdown table of a results file: (header, rows), each row as many cells as
+    the header. A table whose second line is not a separator, or a row with another number
+    of cells, is an error naming the file and line."""
+    where = relative(path)
+    if not path.is_file():
+        raise FigureError(f"{where} is missing")
+    tables: list[tuple[list[str], list[list[str]]]] = []
+    block: list[tuple[int, list[str]]] = []
+    lines = path.read_text(encoding="utf-8").splitlines()
+    for number, line in enumerate(lines + [""], start=1):
+        if line.startswith("|"):
+            block.append((number, [c.strip() for c in line.strip().strip("|").split("|")]))
+            continue
+        if not block:
+            continue
+        (_, header), rest = block[0], block[1:]
+        if not rest or not all(re.fullmatch(r":?-+:?", c) for c in rest[0][1]) or len(rest[0][1]) != len(header):
+            raise FigureError(f"{where}, line {block[0][0]}: a table without a separator line under its header")
+        for row_number, cells in rest[1:]:
+            if len(cells) != len(header):
+                raise FigureError(f"{where}, line {row_number}: {len(cells)} cells in a table of "
+                                  f"{len(header)} columns")
+        tables.append((header, [cells for _, cells in rest[1:]]))
+        block = []
+    return tables
+
+
+def relative(path: pathlib.Path) -> str:
+    try:
+        return path.resolve().relative_to(ROOT).as_posix()
+    except ValueError:
+        return str(path)
+
+
+def table_with(path: pathlib.Path, columns: tuple[str, ...]) -> list[dict[str, str]]:
+    """The rows, as column -> cell, of the one table of a results file that has all these
+    columns; none or several is an error (the recording script changed the file's shape)."""
+    found = [(header, rows) for header, rows in markdown_tables(path) if all(c in header for c in columns)]
+    if len(found) != 1:
+        raise FigureError(f"{relative(path)}: {len(found)} tables have the columns {', '.join(map(repr, columns))}; "
+                          "the figure reads exactly one (did the script that writes the file change its table?)")
+    header, rows = found[0]
+    if not rows:
+        raise FigureError(f"{relative(path)}: the table with the columns {', '.join(map(repr, columns))} has no rows")
+    return [dict(zip(header, cells)) for cells in rows]
+
+
+def number(text: str, where: str, empty_ok: bool = False) -> float | None:
+    """A cell that holds a plain number ("0.98", "42.7"); an empty or "n/a" cell is None
+    where empty_ok (the script could not measure that row), an error otherwise."""
+    text = text.replace("**", "").strip()
+    if empty_ok and text in ("", "n/a"):
+        return None
+    try:
+        return float(text)
+    except ValueError:
+        raise FigureError(f"{where}: '{text}' is not a number") from None
+
+
+def first_line(path: pathlib.Path, pattern: str) -> re.Match:
+    """The match of the line that says where and when the table was measured."""
+    for line in path.read_text(encoding="utf-8").splitlines():
+        found = re.match(pattern, line)
+        if found:
+            return found
+    raise FigureError(f"{relative(path)}: no line matches {pattern!r} (which CPU, which date)")
+
+
+def plain_axes(ax) -> None:
+    for side in ("top", "right"):
+        ax.spines[side].set_visible(False)
+
+
+# performance_ratios.svg: kael's time over PyTorch's (libtorch), per workload, on the
+# AVX-512 machine (RESULTS.md) and on the AVX2 one (RESULTS-avx2.md), side by side
+
+RATIO_TABLES = (("RESULTS.md", "AVX-512 code"), ("RESULTS-avx2.md", "AVX2 code"))
+RATIO_COLUMN = "kael / libtorch time"
+
+
+def read_ratios(path: pathlib.Path) -> tuple[dict[str, float | None], str]:
+    """workload -> kael's time over libtorch's (None where a side was not measured), and a
+    title naming the table's CPU, its vector width and the date."""
+    rows = table_with(path, ("workload", RATIO_COLUMN))
+    ratios = {row["workload"]: number(row[RATIO_COLUMN], f"{relative(path)}, row '{row['workload']}'",
+                                      empty_ok=True) for row in rows}
+    measured = first_line(path, r"Measured on (\S+) on (.+?) \(([^)]*)\)")
+    return ratios, f"{measured[2]} ({measured[3]}), {measured[1]}"
+
+
+def draw_performance_ratios(target: pathlib.Path, benchmarks: pathlib.Path = BENCHMARKS) -> str:
+    panels = []
+    for name, code in RATIO_TABLES:
+        ratios, title = read_ratios(benchmarks / name)
+        panels.append((name, code, ratios, title))
+    workloads: list[str] = []
+    for _, _, ratios, _ in panels:
+        workloads += [w for w in ratios if w not in workloads]
+    shown = [r for _, _, ratios, _ in panels for r in ratios.values() if r is not None]
+    if not shown:
+        raise FigureError(f"{', '.join(n for n, *_ in panels)}: no workload has a ratio")
+    right = max(max(shown) * 1.18, 1.35)
+    fig, axes = plt.subplots(1, len(panels), figsize=(12.0, 0.34 * len(workloads) + 1.9), sharey=True)
+    y = list(range(len(workloads)))[::-1]
+    for ax, (name, code, ratios, title) in zip(axes, panels):
+        for yi, workload in zip(y, workloads):
+            ratio = ratios.get(workload, "absent")
+            if ratio == "absent" or ratio is None:
+                ax.text(0.02, yi, "not in this table" if ratio == "absent" else "n/a", va="center", fontsize=7,
+                        color=GREY)
+                continue
+            ax.barh(yi, ratio, color=INDIGO if ratio <= 1.0 else ORANGE, height=0.62)
+            ax.text(ratio + 0.02, yi, f"{ratio:.2f}", va="center", fontsize=7)
+        ax.axvline(1.0, color="#424242", linewidth=1.0)
+        ax.text(1.0, len(workloads) - 0.35, " 1.0: equal time", fontsize=7, color="#424242", va="bottom")
+        ax.set_xlim(0, right)
+        ax.set_ylim(-0.6, len(workloads) + 0.1)
+        ax.set_xlabel("kael's time / libtorch's time\n(below 1: kael is faster)", fontsize=8)
+        ax.set_title(f"benchmarks/{name}, {code}\n{title}", fontsize=8.5, loc="left", color="#424242")
+        plain_axes(ax)
+    axes[0].set_yticks(y)
+    axes[0].set_yticklabels([textwrap.fill(w, 52) for w in workloads], fontsize=7.5)
+    fig.tight_layout()
+    return finish(fig, target, "performance_ratios.svg")
+
+
+# gpt2_decode.svg: GPT-2 small's decode, tokens per second, kael and PyTorch, from
+# benchmarks/RESULTS-gpt2.md, against the limit of the memory's read bandwidth
+
+GPT2_DECODE = re.compile(r"decode (with|without) the cache \(tokens/s\), (\d+) threads?")
+
+
+def draw_gpt2_decode(target: pathlib.Path, benchmarks: pathlib.Path = BENCHMARKS) -> str:
+    path = benchmarks / "RESULTS-gpt2.md"
+    where = relative(path)
+    rows = table_with(path, ("measure", "kael", "PyTorch", "kael / PyTorch"))
+    decode: dict[tuple[str, int], tuple[float, float, float]] = {}
+    for row in rows:
+        found = GPT2_DECODE.fullmatch(row["measure"])
+        if found:
+            cells = (row["kael"], row["PyTorch"], row["kael / PyTorch"])
+            decode[(found[1], int(found[2]))] = tuple(number(c, f"{where}, row '{row['measure']}'") for c in cells)
+    threads = sorted({t for _, t in decode})
+    for t in threads:
+        for kind in ("with", "without"):
+            if (kind, t) not in decode:
+                raise FigureError(f"{where}: no row 'decode {kind} the cache (tokens/s), {t} thread(s)'")
+    if not threads:
+        raise FigureError(f"{where}: no row 'decode with the cache (tokens/s), N thread(s)'")
+    limits = {}
+    for row in table_with(path, ("threads", "decode limit (tokens/s)")):
+        found = re.fullmatch(r"(\d+) threads?", row["threads"])
+        if not found:
+            raise FigureError(f"{where}: '{row['threads']}' is not a thread count")
+        limits[int(found[1])] = number(row["decode limit (tokens/s)"], f"{where}, row '{row['threads']}'")
+    measured = first_line(path, r"Measured on (\S+) on (.+?) by ")
+
+    fig, ax = plt.subplots(figsize=(8.6, 4.0))
+    width = 0.19
+    bars = (("with", 0, INDIGO, None, "kael, with the KV cache"), ("with", 1, ORANGE, None, "PyTorch, with the KV cache"),
+            ("without", 0, INDIGO, "///", "kael, no cache"), ("without", 1, ORANGE, "///", "PyTorch, no cache"))
+    for group, t in enumerate(threads):
+        for k, (kind, side, colour, hatch, label) in enumerate(bars):
+            value = decode[(kind, t)][side]
+            x = group + (k - 1.5) * width
+            ax.bar(x, value, width * 0.92, color=colour if hatch is None else "white", edgecolor=colour,
+                   hatch=hatch, linewidth=1.0, label=label if group == 0 else None)
+            ax.text(x, value, f"{value:.1f}", ha="center", va="bottom", fontsize=7)
+        ratio = decode[("with", t)][2]
+        top = max(list(decode[("with", t)][:2]) + [limits.get(t, 0.0)])
+        ax.text(group, top * 1.06 + 2, f"with the cache: kael {ratio:.2f}× PyTorch", ha="center",
+                va="bottom", fontsize=8, color=INDIGO, fontweight="bold")
+        if t in limits:
+            ax.hlines(limits[t], group - 2.2 * width, group + 2.2 * width, colors="#424242", linestyles="--",
+                      linewidth=1.0, label="bandwidth limit (every weight read once a token)" if group == 0 else None)
+            ax.text(group + 2.25 * width, limits[t], f"limit {limits[t]:.1f}", va="center", fontsize=7,
+                    color="#424242")
+    peak = max([v for key in decode for v in decode[key][:2]] + list(limits.values()))
+    ax.set_ylim(0, peak * 1.22 + 4)
+    ax.set_xlim(-0.55, len(threads) - 0.35)
+    ax.set_xticks(range(len(threads)))
+    ax.set_xticklabels([f"{t} thread{'s' if t > 1 else ''}" for t in threads])
+    ax.set_ylabel("tokens per second (higher is better)")
+    ax.set_title(f"benchmarks/RESULTS-gpt2.md: GPT-2 small, {measured[2]}, {measured[1]}", fontsize=9, loc="left",
+                 color=GREY)
+    ax.legend(frameon=False, fontsize=7.5, loc="upper left", bbox_to_anchor=(1.0, 1.0))
+    plain_axes(ax)
+    fig.tight_layout()
+    return finish(fig, target, "gpt2_decode.svg")
+
+
+# serving_throughput.svg: the load test of chapter 13, decode steps batched (max-batch 8)
+# against one request at a time (max-batch 1), from benchmarks/RESULTS-serving.md
+
+SERVING_COLUMNS = ("run", "requests/s", "tokens/s", "p50 latency s", "p99 latency s", "mean decode batch")
+
+
+def draw_serving_throughput(target: pathlib.Path, benchmarks: pathlib.Path = BENCHMARKS) -> str | None:
+    """None, and no figure, while the load test has not been recorded yet."""
+    path = benchmarks / "RESULTS-serving.md"
+    if not path.is_file():
+        return None
+    where = relative(path)
+    runs = []
+    for row in table_with(path, SERVING_COLUMNS):
+        found = re.fullmatch(r"max-batch (\d+)", row["run"])
+        if not found:
+            raise FigureError(f"{where}: the run '{row['run']}' is not 'max-batch N'")
+        runs.append((int(found[1]), *(number(row[c], f"{where}, row '{row['run']}'") for c in SERVING_COLUMNS[1:])))
+    runs.sort(reverse=True)
+    measured = first_line(path, r"Recorded on (\S+) .*? on (.+?) \(([^)]*)\)")
+
+    fig, (speed, latency) = plt.subplots(1, 2, figsize=(9.4, 3.7), gridspec_kw={"width_ratios": [1.1, 1]})
+    labels = [f"max-batch {batch}" for batch, *_ in runs]
+    colours = [INDIGO if batch > 1 else ORANGE for batch, *_ in runs]
+    tokens = [r[2] for r in runs]
+    speed.bar(range(len(runs)), tokens, 0.6, color=colours)
+    for i, (batch, requests, token_rate, _, _, mean_batch) in enumerate(runs):
+        speed.text(i, token_rate, f"{token_rate:.1f} tokens/s\n{requests:.2f} requests/s\nmean decode batch "
+                   f"{mean_batch:.2f}", ha="center", va="bottom", fontsize=7)
+    speed.set_ylim(0, max(tokens) * 1.45)
+    speed.set_xticks(range(len(runs)))
+    speed.set_xticklabels(labels)
+    speed.set_ylabel("tokens generated per second")
+    width = 0.36
+    for k, (column, hatch) in enumerate((("p50", None), ("p99", "///"))):
+        values = [r[3 + k] for r in runs]
+        xs = [i + (k - 0.5) * width for i in range(len(runs))]
+        latency.bar(xs, values, width * 0.92, color=[c if hatch is None else "white" for c in colours],
+                    edgecolor=colours, hatch=hatch, linewidth=1.0)
+        for x, v in zip(xs, values):
+            latency.text(x, v, f"{column}\n{v:.2f} s", ha="center", va="bottom", fontsize=7)
+    latency.set_ylim(0, max(max(r[3], r[4]) for r in runs) * 1.3)
+    latency.set_xticks(range(len(runs)))
+    latency.set_xticklabels(labels)
+    latency.set_ylabel("latency of a complete request (s)")
+    for ax in (speed, latency):
+        plain_axes(ax)
+    speed.set_title(f"benchmarks/RESULTS-serving.md: {measured[2]} ({measured[3]}), {measured[1]}", fontsize=9,
+                    loc="left", color=GREY)
+    fig.tight_layout()
+    return finish(fig, target, "serving_throughput.svg")
+
+
+# ---------------------------------------------------------------------------------------
+
+
+def draw_dot_graph(outputs: pathlib.Path, target: pathlib.Path) -> str | None:
+    """Chapter 13's graph, drawn by Graphviz from the DOT text that autograd::to_dot wrote
+    (the section "dot" of book/examples/ch13_graph.cpp). None while stage 14 has no
+    recorded outputs (it is not ready yet)."""
+    try:
+        lines = section(outputs, "ch13_graph", "dot")
+    except FigureError:
+        if not (outputs / "stage-14").is_dir():
+            return None
+        raise
+    text = "\n".join(lines).strip() + "\n"
+    if not text.startswith("digraph"):
+        raise FigureError("ch13_graph, section dot: the DOT text does not start with 'digraph'")
+    dot = shutil.which("dot")
+    if dot is None:
+        raise FigureError("Graphviz's dot is not installed (Debian's graphviz; scripts/install-deps installs it)")
+    name = "ch13_autograd_graph.svg"
+    result = subprocess.run([dot, "-Tsvg", "-o", str(target / name)], input=text, text=True,
+                            capture_output=True)
+    if result.returncode != 0:
+        raise FigureError(f"dot could not draw ch13_graph's DOT text: {result.stderr.strip()}")
+    return name
 
 
 def main(argv: list[str]) -> int:
@@ -819,7 +1120,18 @@ def main(argv: list[str]) -> int:
                  draw_coalescing(outputs, target), draw_benchmarks(target),
                  draw_autograd_graph(outputs, target), draw_loss_curve(target),
                  draw_bucket_waste(outputs, target), draw_allocator_benchmarks(target),
-                 draw_char_gpt_curve(target)]
+                 draw_char_gpt_curve(target), draw_performance_ratios(target), draw_gpt2_decode(target)]
+        graph = draw_dot_graph(outputs, target)
+        if graph is None:
+            print("book: stage 14 has no recorded outputs yet: ch13_autograd_graph.svg is not drawn")
+        else:
+            drawn.append(graph)
+        serving = draw_serving_throughput(target)
+        if serving is None:
+            print("book: no benchmarks/RESULTS-serving.md recorded yet (benchmarks/record_serving.sh): "
+                  "serving_throughput.svg is not drawn")
+        else:
+            drawn.append(serving)
     except FigureError as error:
         print(f"figures: {error}", file=sys.stderr)
         return 1
