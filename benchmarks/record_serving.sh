@@ -1,0 +1,101 @@
+#!/usr/bin/env bash
+# Records benchmarks/RESULTS-serving.md (chapter 13):
+#
+# - the load test: examples/gpt2_server with GPT-2 small (124M parameters, random weights in
+#   the Hugging Face layout with GPT-2's real vocabulary, which scripts/make-tiny-gpt2
+#   writes once into build/data/gpt2-124m-serving) under CLIENTS concurrent clients for
+#   SECONDS seconds (benchmarks/server_load.py; 16 and 30 unless given), once with the
+#   decode steps of up to 8 requests batched together and once with one request at a time;
+# - the profiler's price: benchmarks/bench_profiler.cpp.
+#
+# Needs a build in build/main (or $1) with -DKAEL_BUILD_BENCHMARKS=ON, python3-torch (to
+# write the model) and the vocabulary (scripts/fetch-gpt2-vocab).
+#
+#   benchmarks/record_serving.sh [BUILD_DIR] [CLIENTS] [SECONDS]
+set -euo pipefail
+root="$(cd "$(dirname "$0")/.." && pwd)"
+build="${1:-$root/build/main}"
+clients="${2:-16}"
+seconds="${3:-30}"
+out="$root/benchmarks/RESULTS-serving.md"
+model="$root/build/data/gpt2-124m-serving"
+python=/usr/bin/python3
+work="$(mktemp -d)"
+server_pid=""
+cleanup() {
+  if [ -n "$server_pid" ]; then kill "$server_pid" 2>/dev/null || true; fi
+  rm -rf "$work"
+}
+trap cleanup EXIT
+if [ ! -f "$model/model.safetensors" ] || [ ! -f "$model/vocab.json" ]; then
+  "$python" "$root/scripts/make-tiny-gpt2" "$model" --preset gpt2 --seed 0 --vocab-dir "$root/build/data/gpt2-vocab"
+fi
+threads="$(nproc)"
+
+for batch in 8 1; do
+  OPENBLAS_NUM_THREADS=1 "$build/examples/gpt2_server" --model "$model" --port 0 --threads "$threads" \
+    --max-batch "$batch" --max-queue 64 --name gpt2-random > "$work/server-$batch.log" 2>&1 &
+  server_pid=$!
+  for _ in $(seq 100); do
+    grep -q "on http://" "$work/server-$batch.log" && break
+    sleep 0.2
+  done
+  port="$(sed -n 's/.* on http:\/\/127.0.0.1:\([0-9]*\).*/\1/p' "$work/server-$batch.log")"
+  curl -s "http://127.0.0.1:$port/metrics" > "$work/before-$batch.json"
+  "$python" "$root/benchmarks/server_load.py" --url "http://127.0.0.1:$port" --clients "$clients" \
+    --seconds "$seconds" --max-tokens 32 --json "$work/load-$batch.json"
+  curl -s "http://127.0.0.1:$port/metrics" > "$work/after-$batch.json"
+  kill -TERM "$server_pid"
+  wait "$server_pid" || true
+  server_pid=""
+  echo "record_serving: max-batch $batch done" >&2
+done
+
+OPENBLAS_NUM_THREADS=1 "$build/benchmarks/kael_bench_profiler" --benchmark_repetitions=5 \
+  --benchmark_report_aggregates_only=true --benchmark_format=json > "$work/profiler.json" 2> /dev/null
+
+cpu="$(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -1)"
+if grep -q avx512f /proc/cpuinfo; then isa="AVX-512"; else isa="AVX2, no AVX-512"; fi
+"$python" - "$work" "$cpu" "$isa" "$threads" "$(git -C "$root" rev-parse --short HEAD)" > "$out" <<'PY'
+import datetime, json, pathlib, sys
+work, cpu, isa, threads, commit = pathlib.Path(sys.argv[1]), *sys.argv[2:]
+print("# Serving: the load test and the profiler's price")
+print()
+print(f"Recorded on {datetime.date.today()} at commit {commit} by `benchmarks/record_serving.sh` on {cpu} "
+      f"({isa}), the server's kernels on {threads} threads. The model is GPT-2 small (124M parameters) with "
+      "random weights and GPT-2's vocabulary; each request asks for 32 tokens (temperature 0.8, top-k 40), half "
+      "of them streamed.")
+print()
+print("| run | clients | seconds | requests | complete | clear errors | broken | requests/s | tokens/s "
+      "| p50 latency s | p99 latency s | mean decode batch |")
+print("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+for batch in (8, 1):
+    load = json.loads((work / f"load-{batch}.json").read_text())
+    before = json.loads((work / f"before-{batch}.json").read_text())
+    after = json.loads((work / f"after-{batch}.json").read_text())
+    tokens = after["completion_tokens"] - before["completion_tokens"]
+    steps = after["decode_steps"] - before["decode_steps"]
+    mean_batch = after["mean_decode_batch"]
+    print(f"| max-batch {batch} | {load['clients']} | {load['seconds']:.1f} | {load['requests']} | {load['complete']} "
+          f"| {load['clear_errors']} | {load['broken']} | {load['requests_per_second']:.2f} "
+          f"| {tokens / load['seconds']:.1f} | {load['latency_p50_seconds']:.3f} | {load['latency_p99_seconds']:.3f} "
+          f"| {mean_batch:.2f} |")
+print()
+print("A request is complete when it got status 200 and, streamed, a last event with a finish reason and "
+      "`[DONE]`; a clear error is a status of 4xx or 5xx with a JSON error body; anything else is broken. "
+      "Latencies are those of complete requests, from sending the request to reading its last byte.")
+print()
+bench = {b["name"]: b for b in json.loads((work / "profiler.json").read_text())["benchmarks"]}
+def median_ns(name):
+    return bench[f"{name}_median"]["real_time"]
+print("| measure | ns |")
+print("|---|---:|")
+for label, name in (("a tiny operation, no Profiler", "BM_TinyOpProfilerOff"),
+                    ("a recording point, no Profiler", "BM_RecordingPointProfilerOff"),
+                    ("a tiny operation, recorded", "BM_TinyOpProfilerOn")):
+    value = median_ns(name)
+    print(f"| {label} | {value:.1f} |" if value >= 10 else f"| {label} | {value:.2f} |")
+print()
+print("The median of 5 repetitions of `kael_bench_profiler` (exp of a one-element tensor), one thread.")
+PY
+echo "record_serving: wrote $out" >&2
