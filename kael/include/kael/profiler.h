@@ -92,12 +92,17 @@ private:
 };
 
 namespace profiler {
+/// What Scope and count_allocation call while a Profiler records (profiler.cpp).
 namespace detail {
-// Whether a Profiler records: the one flag every recording point reads.
+/// Whether a Profiler records: the one flag every recording point reads.
 extern std::atomic<bool> recording;
+/// Opens a call on this thread's stack.
 void begin(const char* name, const char* kind, bool parse_name);
+/// Adds an input to the innermost open call.
 void add_input(const Tensor& t);
+/// Closes the innermost open call and keeps its event.
 void end() noexcept;
+/// Counts new storage against the innermost open call.
 void count_allocation(std::int64_t bytes) noexcept;
 }  // namespace detail
 

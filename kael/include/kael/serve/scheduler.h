@@ -60,7 +60,7 @@ enum class FinishReason {
 
 /// How a request ended, with the timings a server reports.
 struct Finished {
-    FinishReason reason = FinishReason::Length;
+    FinishReason reason = FinishReason::Length;  ///< why it ended
     std::string error;                  ///< the model's message for FinishReason::Error
     std::int64_t prompt_tokens = 0;     ///< the prompt's length
     std::int64_t completion_tokens = 0;  ///< tokens delivered to on_token
