@@ -65,7 +65,7 @@ std::vector<std::string> stop_strings(const json& value) {
             }
             stops.push_back(stop.get<std::string>());
         }
-    } else if (!value.is_null()) {
+    } else {
         bad("stop", "'stop' must be a string or a list of strings, got " + value.dump());
     }
     if (stops.size() > kMaxStopStrings) {
@@ -80,9 +80,9 @@ std::vector<std::string> stop_strings(const json& value) {
     return stops;
 }
 
-// A parameter this server accepts only at the value that turns it off.
+// A parameter this server accepts only at the value that turns it off (or null, its default).
 void only_default(const json& value, const std::string& name, const json& allowed, const std::string& why) {
-    if (!value.is_null() && value != allowed) {
+    if (value != allowed) {
         bad(name, "'" + name + "' " + why + ", got " + value.dump());
     }
 }
@@ -105,15 +105,12 @@ const std::map<std::string, FieldReader>& fields() {
                  r.prompt = v.get<std::string>();
              } else if (v.is_array()) {
                  r.prompt = token_ids(v);
-             } else if (!v.is_null()) {
+             } else {
                  bad("prompt", "'prompt' must be a string or a list of token ids, got " + v.dump());
              }
          }},
         {"max_tokens",
          [](const json& v, CompletionRequest& r) {
-             if (v.is_null()) {
-                 return;
-             }
              r.max_tokens = integer_field(v, "max_tokens");
              if (r.max_tokens < 1) {
                  bad("max_tokens", "'max_tokens' must be at least 1, got " + v.dump());
@@ -121,9 +118,6 @@ const std::map<std::string, FieldReader>& fields() {
          }},
         {"temperature",
          [](const json& v, CompletionRequest& r) {
-             if (v.is_null()) {
-                 return;
-             }
              r.temperature = number_field(v, "temperature");
              if (r.temperature < 0 || r.temperature > 2) {
                  bad("temperature", "'temperature' must be between 0 and 2, got " + v.dump());
@@ -131,9 +125,6 @@ const std::map<std::string, FieldReader>& fields() {
          }},
         {"top_p",
          [](const json& v, CompletionRequest& r) {
-             if (v.is_null()) {
-                 return;
-             }
              r.top_p = number_field(v, "top_p");
              if (!(r.top_p > 0 && r.top_p <= 1)) {
                  bad("top_p", "'top_p' must be in (0, 1], got " + v.dump());
@@ -141,9 +132,6 @@ const std::map<std::string, FieldReader>& fields() {
          }},
         {"top_k",
          [](const json& v, CompletionRequest& r) {
-             if (v.is_null()) {
-                 return;
-             }
              r.top_k = integer_field(v, "top_k");
              if (*r.top_k < 1) {
                  bad("top_k", "'top_k' must be at least 1, got " + v.dump());
@@ -151,9 +139,6 @@ const std::map<std::string, FieldReader>& fields() {
          }},
         {"seed",
          [](const json& v, CompletionRequest& r) {
-             if (v.is_null()) {
-                 return;
-             }
              if (!v.is_number_integer() || (!v.is_number_unsigned() && v.get<std::int64_t>() < 0)) {
                  bad("seed", "'seed' must be a non-negative integer, got " + v.dump());
              }
@@ -162,24 +147,24 @@ const std::map<std::string, FieldReader>& fields() {
         {"stop", [](const json& v, CompletionRequest& r) { r.stop = stop_strings(v); }},
         {"stream",
          [](const json& v, CompletionRequest& r) {
-             if (!v.is_boolean() && !v.is_null()) {
+             if (!v.is_boolean()) {
                  bad("stream", "'stream' must be true or false, got " + v.dump());
              }
-             r.stream = v.is_boolean() && v.get<bool>();
+             r.stream = v.get<bool>();
          }},
         {"n", [](const json& v, CompletionRequest&) { only_default(v, "n", 1, "must be 1: one choice per request"); }},
         {"best_of",
          [](const json& v, CompletionRequest&) { only_default(v, "best_of", 1, "must be 1: one choice per request"); }},
         {"echo", [](const json& v, CompletionRequest&) { only_default(v, "echo", false, "is not supported"); }},
-        {"logprobs", [](const json& v, CompletionRequest&) { only_default(v, "logprobs", nullptr, "is not supported"); }},
-        {"suffix", [](const json& v, CompletionRequest&) { only_default(v, "suffix", nullptr, "is not supported"); }},
+        {"logprobs", [](const json& v, CompletionRequest&) { bad("logprobs", "'logprobs' is not supported, got " + v.dump()); }},
+        {"suffix", [](const json& v, CompletionRequest&) { bad("suffix", "'suffix' is not supported, got " + v.dump()); }},
         {"presence_penalty",
          [](const json& v, CompletionRequest&) { only_default(v, "presence_penalty", 0, "is not supported"); }},
         {"frequency_penalty",
          [](const json& v, CompletionRequest&) { only_default(v, "frequency_penalty", 0, "is not supported"); }},
         {"logit_bias",
          [](const json& v, CompletionRequest&) {
-             if (!v.is_null() && !(v.is_object() && v.empty())) {
+             if (!(v.is_object() && v.empty())) {
                  bad("logit_bias", "'logit_bias' is not supported, got " + v.dump());
              }
          }},
@@ -213,7 +198,9 @@ CompletionRequest parse_completion_request(std::string_view body) {
         if (reader == fields().end()) {
             bad(name, "unrecognized request argument: '" + name + "'");
         }
-        reader->second(value, request);
+        if (!value.is_null()) {  // null is the parameter's default, as OpenAI's API reads it
+            reader->second(value, request);
+        }
     }
     return request;
 }
