@@ -475,10 +475,12 @@ TEST(GPT2Tokenizer, ACacheThatFillsUpGivesTheSameIds) {
     const Ids first = tokenizer.encode(text);
     EXPECT_EQ(tokenizer.encode(text), first);
     EXPECT_EQ(tokenizer.decode(first), text);
-    // Merging is per piece, so the ids are those of the pieces one by one.
+    // Merging is per piece, so the ids are those of the pieces one by one. Every piece is
+    // different, so a second tokenizer merges each of them afresh, none from its cache.
+    const GPT2Tokenizer piece_by_piece = small_english_tokenizer();
     Ids by_piece;
     for (const std::string_view piece : kael::text::pretokenize(text)) {
-        const Ids ids = small_english_tokenizer().encode(piece);
+        const Ids ids = piece_by_piece.encode(piece);
         by_piece.insert(by_piece.end(), ids.begin(), ids.end());
     }
     EXPECT_EQ(first, by_piece);

@@ -16,6 +16,7 @@ malformed, unbalanced or pointless marker is an error that names the file and li
 from __future__ import annotations
 
 import dataclasses
+import hashlib
 import pathlib
 import re
 import subprocess
@@ -493,6 +494,78 @@ def book_programs(root: pathlib.Path, stage: int | None) -> list[str]:
     return [p for p in paths if program_stage(manifest, p) == stage]
 
 
+# ---------------------------------------------------------------------------------------
+# Proofs: what scripts/prove-stages --record leaves in chapters/proofs/stage-N
+#
+# A stage's proof is its build, its tests and its chapter's programs, run on the stage's
+# own tree. Proving every stage takes longer than CI's budget, so the full proof is run
+# before a change is committed (scripts/prove-stages --record) and leaves, per stage, the
+# digest of what it proved and the outputs the book shows. CI then checks that every
+# digest still matches (a stage whose tree changed must be proven again) and proves a few
+# stages itself (ci_stages); the book takes the other chapters' outputs from the record.
+
+PROOFS = pathlib.PurePosixPath("chapters/proofs")
+BOOK_PROGRAMS_BUILD = "book/examples/CMakeLists.txt"
+
+
+def proof_digest(root: pathlib.Path, number: int, source: Source | None = None) -> str:
+    """The SHA-256 of everything the proof of stage `number` depends on: every file of its
+    tree (path, mode and content) and the book programs its chapter runs."""
+    source = source or Source(root)
+    digest = hashlib.sha256()
+
+    def add(path: str, content: bytes, executable: bool) -> None:
+        digest.update(f"{path}\0{'x' if executable else '-'}\0".encode())
+        digest.update(hashlib.sha256(content).digest())
+
+    for path, (content, executable) in sorted(stage_tree(root, number, source).items()):
+        add(path, content, executable)
+    for path in [BOOK_PROGRAMS_BUILD] + book_programs(root, number):
+        if path.startswith("book/"):  # examples/ programs are in the tree already
+            add(path, source.read_bytes(path), False)
+        else:
+            add(path, b"", False)  # which programs run is part of the proof too
+    return digest.hexdigest()
+
+
+def proof_dir(number: int) -> pathlib.PurePosixPath:
+    return PROOFS / f"stage-{number}"
+
+
+def stale_proofs(root: pathlib.Path, numbers: list[int] | None = None) -> list[str]:
+    """One line for each ready stage (or each of `numbers`) whose recorded proof is missing
+    or was made for another tree than the stage has now."""
+    manifest = Manifest.load(root)
+    problems = []
+    for n in numbers or [s.number for s in manifest.ready_stages]:
+        recorded = root / proof_dir(n) / "tree.sha256"
+        if not recorded.exists():
+            problems.append(f"stage {n} has no recorded proof ({recorded.relative_to(root)} is missing)")
+        elif recorded.read_text().strip() != proof_digest(root, n):
+            problems.append(f"stage {n} changed since its proof was recorded")
+    return problems
+
+
+def ci_chapters(root: pathlib.Path) -> list[int]:
+    """The chapters CI replays: the newest ready one, and one more picked by HEAD's hash, so
+    that over many commits every chapter is replayed."""
+    chapters = [s.chapter for s in Manifest.load(root).ready_stages]
+    head = subprocess.run(["git", "-C", str(root), "rev-parse", "HEAD"], capture_output=True,
+                          text=True).stdout.strip()
+    others = chapters[:-1]
+    extra = others[int(head[:8] or "0", 16) % len(others)] if others else None
+    return [chapters[-1]] + ([extra] if extra is not None else [])
+
+
+def ci_stages(root: pathlib.Path) -> list[int]:
+    """The stages CI proves itself: the two each replayed chapter goes from and to (chapter
+    N starts at stage N and ends at stage N + 1), so the replays find their objects in the
+    cache. Every other stage's proof is the recorded one, checked by its digest."""
+    ready = {s.number for s in Manifest.load(root).ready_stages}
+    picked = {n for c in ci_chapters(root) for n in (c, c + 1)}
+    return sorted(picked & ready)
+
+
 if __name__ == "__main__":
     import sys
 
@@ -500,17 +573,22 @@ if __name__ == "__main__":
     if sys.argv[1:] == ["ready-stages"]:
         print(" ".join(str(s.number) for s in Manifest.load(root).ready_stages))
     elif sys.argv[1:] == ["ci-stages"]:
-        # CI's share of the stage proofs (scripts/prove-stages --ci): every stage whose
-        # chapter shows program output (the book takes it from the proofs), and the newest
-        # two (the chapter replay builds both). The others build as full rebuilds of the
-        # library, some six minutes each on CI's two cores; scripts/prove-stages proves all.
-        ready = [s.number for s in Manifest.load(root).ready_stages]
-        picked = [n for n in ready if book_programs(root, n) or n in ready[-2:]]
-        print(" ".join(str(n) for n in picked))
+        print(" ".join(str(n) for n in ci_stages(root)))
+    elif sys.argv[1:] == ["ci-chapters"]:
+        print(" ".join(f"{c:02d}" for c in ci_chapters(root)))
+    elif len(sys.argv) == 3 and sys.argv[1] == "proof-digest":
+        print(proof_digest(root, int(sys.argv[2])))
+    elif sys.argv[1:2] == ["check-proofs"]:
+        # "check-proofs" for every ready stage, or "check-proofs N ...".
+        problems = stale_proofs(root, [int(n) for n in sys.argv[2:]] or None)
+        for problem in problems:
+            print(f"{problem}: run scripts/prove-stages --record", file=sys.stderr)
+        sys.exit(1 if problems else 0)
     elif len(sys.argv) == 3 and sys.argv[1] == "book-programs":
         # "book-programs N" or "book-programs main": one path per line.
         which = sys.argv[2]
         for path in book_programs(root, None if which == "main" else int(which)):
             print(path)  # none at all for a stage whose chapter runs no program
     else:
-        sys.exit("usage: kael_stages.py ready-stages | ci-stages | book-programs N|main")
+        sys.exit("usage: kael_stages.py ready-stages | ci-stages | ci-chapters | book-programs N|main\n"
+                 "       | proof-digest N | check-proofs [N ...]")

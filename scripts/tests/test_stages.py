@@ -120,3 +120,28 @@ def test_tag_chapters_is_idempotent_and_leaves_main_alone(tmp_path):
                                  capture_output=True, text=True, check=True).stdout.split()
         committed = kael_stages.stage_tree(clone, stage.number, kael_stages.Source(clone, "HEAD"))
         assert sorted(listing) == sorted(committed)
+
+
+class EditedSource(kael_stages.Source):
+    """The working tree with a line appended to one file."""
+
+    def __init__(self, root: pathlib.Path, path: str):
+        super().__init__(root)
+        self.path = path
+
+    def read_bytes(self, path: str) -> bytes:
+        content = super().read_bytes(path)
+        return content + b"// an edit\n" if path == self.path else content
+
+
+@pytest.mark.parametrize("path", ["kael/src/core/shape.cpp", "book/examples/ch02_core.cpp"])
+def test_a_proof_digest_changes_with_its_stage_and_not_with_later_code(path):
+    manifest = kael_stages.Manifest.load(ROOT)
+    if path.startswith("book/"):  # a chapter's program belongs to that chapter's stage only
+        changed = {kael_stages.program_stage(manifest, path)}
+    else:  # a library file is in its stage's tree and every later one
+        changed = set(range(manifest.introduced_in(path), manifest.last + 1))
+    edited = EditedSource(ROOT, path)
+    for n in range(1, manifest.last + 1):
+        same = kael_stages.proof_digest(ROOT, n) == kael_stages.proof_digest(ROOT, n, edited)
+        assert same == (n not in changed), f"stage {n}"
