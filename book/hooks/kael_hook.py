@@ -264,7 +264,7 @@ def render_output(args: list, kwargs: dict, page: int | None = None) -> str:
     if section is not None:
         sections = split_sections(text)
         if section not in sections:
-            raise kael_source.ReferenceError(f"book/examples/{name}.cpp printed no section {section!r}")
+            raise kael_source.ReferenceError(f"{program_path(name)} printed no section {section!r}")
         text = sections[section]
     return f'```text title="output of {program_path(name)}{note}"\n{text.rstrip()}\n```'
 
@@ -274,7 +274,7 @@ def missing_output(name: str, stage: int | None) -> str:
     where = "main" if stage is None else f"stage {stage}"
     path = program_path(name)
     if not (ROOT / path).is_file():
-        return f"no program book/examples/{name}.cpp"
+        return f"no program book/examples/{name}.cpp or .py"
     runs_at = kael_source.kael_stages.program_stage(manifest(), path)
     if runs_at != stage:
         runs_where = "main" if runs_at is None else f"stage {runs_at}"
@@ -285,8 +285,10 @@ def missing_output(name: str, stage: int | None) -> str:
 
 
 def program_path(name: str) -> str:
-    book_program = f"book/examples/{name}.cpp"
-    return book_program if (ROOT / book_program).is_file() else f"examples/{name}.cpp"
+    for book_program in (f"book/examples/{name}.cpp", f"book/examples/{name}.py"):
+        if (ROOT / book_program).is_file():
+            return book_program
+    return f"examples/{name}.cpp"
 
 
 def split_sections(text: str) -> dict[str, str]:

@@ -251,7 +251,7 @@ def test_output_sections(tmp_path, monkeypatch):
     render('{{ output("demo", section="three") }}')
     assert "printed no section 'three'" in kael_hook._errors[0]
     render('{{ output("missing") }}')
-    assert "no program book/examples/missing.cpp" in kael_hook._errors[0]
+    assert "no program book/examples/missing.cpp or .py" in kael_hook._errors[0]
 
 
 # ---- stages: each chapter shows its own stage -------------------------------------------

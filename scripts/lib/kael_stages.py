@@ -464,7 +464,7 @@ def program_stage(manifest: Manifest, path: str) -> int | None:
     """The stage whose build runs a program whose output the book shows; None for main.
 
     A chapter must show what a reader at its tag gets, so book/examples/chNN_<topic>.cpp
-    runs against stage NN + 1, the stage chapter NN describes, and a program of the
+    (or .py, run with the stage's Python module) runs against stage NN + 1, the stage chapter NN describes, and a program of the
     library's own examples/ against the stage that introduces it. The other book programs
     (the design records') run against main, as the pages that show them describe main.
     """
@@ -488,7 +488,7 @@ def book_programs(root: pathlib.Path, stage: int | None) -> list[str]:
     """The programs run against `stage` (None: main), as paths relative to the root."""
     manifest = Manifest.load(root)
     shown = shown_examples(root)
-    candidates = sorted(root.glob(f"{BOOK_PROGRAMS}/*.cpp")) + sorted(
+    candidates = sorted(root.glob(f"{BOOK_PROGRAMS}/*.cpp")) + sorted(root.glob(f"{BOOK_PROGRAMS}/*.py")) + sorted(
         c for c in root.glob("examples/*.cpp") if c.stem in shown)
     paths = [c.relative_to(root).as_posix() for c in candidates]
     return [p for p in paths if program_stage(manifest, p) == stage]
@@ -547,19 +547,20 @@ def stale_proofs(root: pathlib.Path, numbers: list[int] | None = None) -> list[s
 
 
 def ci_chapters(root: pathlib.Path) -> list[int]:
-    """The chapters CI replays: the newest ready one, and one more picked by HEAD's hash, so
-    that over many commits every chapter is replayed."""
+    """The chapter CI replays: one ready chapter picked by HEAD's hash, so that over many
+    commits every chapter is replayed. (While stages were still being written, CI also
+    replayed the newest; with every stage complete and its proof recorded, one replay per
+    run keeps CI within its budget: a late chapter's pair of stages costs some ten minutes
+    to build from an empty cache.)"""
     chapters = [s.chapter for s in Manifest.load(root).ready_stages]
     head = subprocess.run(["git", "-C", str(root), "rev-parse", "HEAD"], capture_output=True,
                           text=True).stdout.strip()
-    others = chapters[:-1]
-    extra = others[int(head[:8] or "0", 16) % len(others)] if others else None
-    return [chapters[-1]] + ([extra] if extra is not None else [])
+    return [chapters[int(head[:8] or "0", 16) % len(chapters)]]
 
 
 def ci_stages(root: pathlib.Path) -> list[int]:
-    """The stages CI proves itself: the two each replayed chapter goes from and to (chapter
-    N starts at stage N and ends at stage N + 1), so the replays find their objects in the
+    """The stages CI proves itself: the two the replayed chapter goes from and to (chapter N
+    starts at stage N and ends at stage N + 1), so the replay finds its objects in the
     cache. Every other stage's proof is the recorded one, checked by its digest."""
     ready = {s.number for s in Manifest.load(root).ready_stages}
     picked = {n for c in ci_chapters(root) for n in (c, c + 1)}

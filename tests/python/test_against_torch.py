@@ -101,6 +101,10 @@ def test_integer_and_bool_promotion_matches_torch():
 INDICES = [
     (1,), (-1,), (slice(None), 2), (slice(1, None, 2),), (Ellipsis, 1), (None, 0), (0, None, slice(None, None, 3)),
     (slice(None), slice(-3, None)), (1, slice(0, 0)), (slice(None), [0, 3, 3]), ([2, 0],),
+    # Several index tensors: broadcast together, their dimensions where the indexed ones
+    # were when those are next to each other, first when a slice or None is between them.
+    ([0, 2], [1, 3]), ([0, 2], slice(None), [1, -3]), (slice(None), [[0], [4]], [1, 5]),
+    (1, [0, 2], [3, -1]), ([-1, 0], None, [2, 2]), (Ellipsis, [1, 0], [5, 0]), ([3], slice(1, 3), [[0], [2]]),
 ]
 
 
@@ -117,6 +121,26 @@ def test_assignment_writes_what_torch_writes(index):
     k[index] = 7
     t[index] = 7
     close(k, t)
+
+
+@pytest.mark.parametrize("index", [([0, 2], slice(None), [1, -3]), (slice(None), [[0], [4]], [1, 5]),
+                                   (1, [0, 2], [3, -1]), ([-1, 0], None, [2, 2])], ids=repr)
+def test_tensors_assigned_through_several_indices_land_where_torch_puts_them(index):
+    k, t = kael.zeros(4, 5, 6), torch.zeros(4, 5, 6)
+    shape = tuple(t[index].shape)
+    values = np.arange(np.prod(shape), dtype=np.float32).reshape(shape)
+    k[index] = kael.tensor(values)
+    t[index] = torch.from_numpy(values)
+    close(k, t)
+
+
+def test_gradients_flow_back_through_several_index_tensors_as_in_torch():
+    k, t = leaves((4, 5, 6), seed=31)
+    index = ([0, 2, 0], slice(None), [1, -3, 1])  # a repeated pick gets both gradients
+    weights = np.random.default_rng(32).standard_normal(tuple(t[index].shape)).astype(np.float32)
+    (k[index] * kael.tensor(weights)).sum().backward()
+    (t[index] * torch.from_numpy(weights)).sum().backward()
+    close(k.grad, t.grad)
 
 
 def test_mask_indexing_matches_torch():

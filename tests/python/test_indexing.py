@@ -53,6 +53,27 @@ def test_index_tensors_and_masks_select_copies():
         t[kael.tensor([True, False, True])]  # a mask of the wrong size
 
 
+def test_several_index_tensors_pick_elements_together():
+    t = grid()
+    assert t[[0, 1], [2, 0]].tolist() == [[8.0, 9.0, 10.0, 11.0], [12.0, 13.0, 14.0, 15.0]]
+    assert t[[0, 1], :, [1, 2]].tolist() == [[1.0, 5.0, 9.0], [14.0, 18.0, 22.0]]  # B first
+    assert t[:, [0, 2], [1, 3]].shape == (2, 2)  # B where the indexed dimensions were
+    assert t[[[0], [1]], [0, 2]].shape == (2, 2, 4)  # [2, 1] and [2] broadcast to [2, 2]
+    mask = kael.tensor([[True, False, True], [False, True, False]])
+    assert t[mask, [1, 2, 3]].tolist() == [1.0, 10.0, 19.0]  # a mask stands for its positions
+    assert t[True].shape == (1, 2, 3, 4) and t[False].shape == (0, 2, 3, 4)
+
+
+def test_several_index_tensors_that_do_not_fit_are_index_errors():
+    t = grid()
+    with pytest.raises(IndexError, match="could not be broadcast together with shapes \\[2\\], \\[3\\]"):
+        t[[0, 1], [0, 1, 2]]
+    with pytest.raises(IndexError, match="index 3 is out of bounds for dimension 1 with size 3"):
+        t[[0], [3]]
+    with pytest.raises(IndexError, match="index -3 is out of bounds for dimension 0 with size 2"):
+        t[[-3], [0]] = 1
+
+
 def test_assignment_broadcasts_numbers_and_tensors():
     t = kael.zeros(2, 3)
     t[0] = 1
@@ -63,6 +84,10 @@ def test_assignment_broadcasts_numbers_and_tensors():
     assert t.tolist() == [[1.0, 1.0, 5.0], [0.0, 0.0, 0.0]]
     t[kael.tensor([1])] = kael.tensor([[2.0, 3.0, 4.0]])
     assert t[1].tolist() == [2.0, 3.0, 4.0]
+    t[[0, 1], [1, 0]] = kael.tensor([8.0, 9.0])  # several index tensors: element by element
+    assert t.tolist() == [[1.0, 8.0, 5.0], [9.0, 3.0, 4.0]]
+    t[t > 8] = kael.tensor([-8.0])  # a tensor through a mask broadcasts to the picked elements
+    assert t.tolist() == [[1.0, 8.0, 5.0], [-8.0, 3.0, 4.0]]
     t[..., 0] = -1
     assert t[:, 0].tolist() == [-1.0, -1.0]
     with pytest.raises(TypeError):
