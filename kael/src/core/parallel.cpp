@@ -134,9 +134,13 @@ public:
     }
 
     // fork() copies only the forking thread: the pool is held still while it forks, and the
-    // child starts a new one (the old one, its workers absent, is left unused).
+    // child starts a new one (the old one, its workers absent, is left unused). Held still
+    // means no loop dispatched and every worker asleep: a worker just done with a loop may
+    // still be freeing its Job, and a lock it holds inside the allocator would stay locked
+    // forever in the child (glibc's malloc guards itself across fork; AddressSanitizer's
+    // allocator in GCC 12 does not, and a child hung so in a test).
     static void install_fork_handlers() {
-        pthread_atfork([] { instance().dispatch_.lock(); }, [] { instance().dispatch_.unlock(); },
+        pthread_atfork([] { instance().hold_still(); }, [] { instance().dispatch_.unlock(); },
                        [] { instance_pointer() = new Pool(); });
     }
 
@@ -150,6 +154,12 @@ public:
     }
 
 private:
+    void hold_still() {
+        dispatch_.lock();
+        std::unique_lock lock(mutex_);
+        asleep_changed_.wait(lock, [&] { return asleep_ == workers_.size(); });
+    }
+
     static Pool*& instance_pointer() {
         static Pool* pool = nullptr;
         return pool;
@@ -166,22 +176,28 @@ private:
         std::unique_lock lock(mutex_);
         std::uint64_t seen = generation_;
         while (true) {
+            ++asleep_;
+            asleep_changed_.notify_all();
             wake_.wait(lock, [&] { return generation_ != seen; });
+            --asleep_;
             seen = generation_;
-            const std::shared_ptr<Job> job = current_;
+            std::shared_ptr<Job> job = current_;
             lock.unlock();
             if (job) {
                 job->work();
+                job.reset();  // the last owner frees the Job here, before it counts as asleep
             }
             lock.lock();
         }
     }
 
     std::mutex dispatch_;  // held by the loop that uses the pool
-    std::mutex mutex_;     // guards current_ and generation_
+    std::mutex mutex_;     // guards current_, generation_ and asleep_
     std::condition_variable wake_;
     std::shared_ptr<Job> current_;
     std::uint64_t generation_ = 0;
+    std::size_t asleep_ = 0;  // workers waiting for a loop, holding nothing
+    std::condition_variable asleep_changed_;
     std::vector<std::thread> workers_;  // touched only under dispatch_
 };
 
