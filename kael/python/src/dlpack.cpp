@@ -5,14 +5,17 @@
 // renames the capsule "used_dltensor" and calls the deleter when it no longer needs the
 // memory. A capsule nobody consumed calls the deleter itself when it dies.
 //
-// kael produces (Tensor.__dlpack__, __dlpack_device__) by keeping a handle to the tensor
-// in the managed struct, and consumes (kael.from_dlpack) through external storage whose
+// kael produces (Tensor.__dlpack__, __dlpack_device__) by keeping the tensor's storage in
+// the managed struct: the storage the tensor has at the export, not the tensor, whose
+// storage move_to_, set_ and Module.to may replace while the consumer still reads the old
+// bytes. It consumes (kael.from_dlpack) through external storage whose
 // owner calls the producer's deleter. DLPack 0.6 has no bool type (PyTorch 1.13 refuses
 // to export bool tensors too), so Bool tensors do not travel this way.
 #include <dlpack/dlpack.h>
 
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "bindings.h"
@@ -25,11 +28,11 @@ namespace {
 constexpr const char* kFresh = "dltensor";
 constexpr const char* kConsumed = "used_dltensor";
 
-// What a DLManagedTensor of kael's points at: the tensor (keeping its storage alive) and
-// the shape and strides the struct's pointers refer to.
+// What a DLManagedTensor of kael's points at: the storage it lends, and the shape and
+// strides the struct's pointers refer to.
 struct Export {
-    explicit Export(const Tensor& t) : tensor(t), shape(t.shape()), strides(t.strides()) {}
-    Tensor tensor;
+    explicit Export(const Tensor& t) : storage(t.impl()->storage), shape(t.shape()), strides(t.strides()) {}
+    std::shared_ptr<Storage> storage;
     std::vector<std::int64_t> shape;
     std::vector<std::int64_t> strides;
     DLManagedTensor managed{};
@@ -91,7 +94,19 @@ py::capsule to_dlpack(const Tensor& t) {
     });
 }
 
+// As the protocol has a consumer do: ask where the memory lives (__dlpack_device__) before
+// asking for the capsule, so that memory kael cannot read is refused before anything is lent.
+void check_source_device(const py::object& source) {
+    if (!py::hasattr(source, "__dlpack_device__")) {
+        return;
+    }
+    const auto where = source.attr("__dlpack_device__")().cast<std::pair<int, int>>();
+    KAEL_CHECK_TYPE(where.first == kDLCPU, "from_dlpack takes CPU memory (DLPack device type "
+                                               << where.first << " is not the CPU); copy it to the host first");
+}
+
 Tensor from_dlpack(const py::object& source) {
+    check_source_device(source);
     const py::object capsule = py::hasattr(source, "__dlpack__") ? source.attr("__dlpack__")() : source;
     KAEL_CHECK_TYPE(PyCapsule_CheckExact(capsule.ptr()) != 0,
                     "from_dlpack expects an object with __dlpack__ or a DLPack capsule, got "

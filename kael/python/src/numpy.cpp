@@ -1,7 +1,11 @@
 // NumPy without copies, both ways (chapter 10).
 //
-// t.numpy() is an array over the tensor's own bytes whose base is the kael.Tensor object,
-// so the storage lives as long as the array does. kael.from_numpy(a) is a tensor over the
+// t.numpy() is an array over the tensor's own bytes whose base owns the tensor's storage, so
+// the bytes live as long as the array does, whatever happens to the tensor afterwards:
+// move_to_, set_ and Module.to give a tensor a new storage in place, and an array that
+// kept only the tensor alive would then read memory the allocator has handed to someone
+// else. After such a move the array and the tensor simply stop sharing memory, as a NumPy
+// array and a PyTorch tensor stop sharing after t.data = other. kael.from_numpy(a) is a tensor over the
 // array's bytes through external storage (Storage::external) whose owner holds a reference
 // to the array: the array lives until the last tensor over it dies. NumPy counts strides in
 // bytes and kael in elements; an array kael cannot describe (a dtype it lacks, a negative
@@ -57,8 +61,13 @@ DType kael_dtype(const py::array& array) {
                     "the others");
 }
 
-py::array to_numpy(const py::object& self) {
-    const Tensor& t = self.cast<PyTensor&>().tensor;
+// A Python object that keeps `storage` alive until NumPy drops it: the array's base.
+py::capsule storage_owner(std::shared_ptr<Storage> storage) {
+    auto* held = new std::shared_ptr<Storage>(std::move(storage));
+    return py::capsule(held, [](void* owner) { delete static_cast<std::shared_ptr<Storage>*>(owner); });
+}
+
+py::array to_numpy(const Tensor& t) {
     KAEL_CHECK_TYPE(t.device() == Device::CPU, "can't convert a " << t.device()
                                                                    << " tensor to numpy; use Tensor.cpu() to copy it "
                                                                       "to host memory first");
@@ -69,8 +78,20 @@ py::array to_numpy(const py::object& self) {
     for (const std::int64_t stride : t.strides()) {
         strides.push_back(static_cast<py::ssize_t>(stride * element_size(t.dtype())));
     }
-    // The base keeps the kael.Tensor object, and so its storage, alive as long as the array.
-    return py::array(numpy_dtype(t.dtype()), shape, strides, t.numel() == 0 ? nullptr : t.data_ptr_raw(), self);
+    // The base holds the storage the tensor has now, not the tensor, whose storage may change.
+    return py::array(numpy_dtype(t.dtype()), shape, strides, t.numel() == 0 ? nullptr : t.data_ptr_raw(),
+                     storage_owner(t.impl()->storage));
+}
+
+// Bool tensors hold only the bytes 0 and 1 (the kernels rely on it), but a NumPy bool array
+// may hold any byte, written through a view of another dtype. Sharing cannot normalise
+// such an array without writing into the caller's memory, so it is refused.
+void check_bool_bytes(const py::array& array) {
+    const py::module_ numpy = py::module_::import("numpy");
+    const py::object bytes = array.attr("view")(numpy.attr("uint8"));
+    const bool stray = numpy.attr("any")(numpy.attr("greater")(bytes, 1)).cast<bool>();
+    KAEL_CHECK_VALUE(!stray, "the NumPy bool array holds bytes other than 0 and 1, which a kael bool tensor "
+                             "cannot share; kael.tensor(a) copies it as a != 0");
 }
 
 Tensor from_numpy(const py::object& object) {
@@ -79,6 +100,9 @@ Tensor from_numpy(const py::object& object) {
     auto array = py::reinterpret_borrow<py::array>(object);
     const DType dtype = kael_dtype(array);
     const std::int64_t itemsize = element_size(dtype);
+    if (dtype == DType::Bool) {
+        check_bool_bytes(array);
+    }
     KAEL_CHECK_VALUE(array.writeable(), "the NumPy array is read-only, and a tensor over it would let writes "
                                         "through; pass a.copy(), or kael.tensor(a) to copy it");
     Shape shape;
@@ -110,7 +134,7 @@ Tensor from_numpy(const py::object& object) {
 
 void bind_numpy(py::module_& m, py::class_<PyTensor>& tensor) {
     tensor.def("numpy", &to_numpy)
-        .def("__array__", [](const py::object& self, const py::object& dtype) {
+        .def("__array__", [](const Tensor& self, const py::object& dtype) {
             const py::array array = to_numpy(self);
             return dtype.is_none() ? array : py::array(array.attr("astype")(dtype));
         }, py::arg("dtype") = py::none());

@@ -177,6 +177,10 @@ void bind_tensor(py::module_& m, py::class_<PyTensor>& tensor) {
              py::call_guard<py::gil_scoped_release>())
         .def("move_to_", [](Tensor& t, DType target) { return t.move_to_(target); }, py::arg("dtype"),
              py::call_guard<py::gil_scoped_release>())
+//> stage 13
+        // In place too: the tensor reads source's bytes from now on (chapter 12's loading).
+        .def("set_", [](Tensor& t, const Tensor& source) { return t.set_(source); }, py::arg("source"))
+//< stage 13
         // ---- views -----------------------------------------------------------------------------
         .def("view", [](const Tensor& t, const py::args& sizes) { return t.view(sizes_of(sizes)); })
         .def("reshape", [](const Tensor& t, const py::args& sizes) { return t.reshape(sizes_of(sizes)); })
