@@ -87,13 +87,25 @@ TEST(Generate, TheStopTokenEndsTheTextAndIsNotReturned) {
 TEST(Generate, ItStopsWhenTheContextIsFull) {
     kael::manual_seed(14);
     GPT model(small());  // block size 16
-    const Generation at_limit = kael::nn::generate(model, Ids(14, 1), greedy(2));
-    EXPECT_EQ(at_limit.tokens.size(), 2U);  // 14 + 2 = 16 exactly
+    // Positions 0..15 exist; the token after position 15 comes from its logits, so a prompt
+    // of 14 tokens can grow by 3, to 17 tokens, the last of which is never fed back.
+    const Generation at_limit = kael::nn::generate(model, Ids(14, 1), greedy(3));
+    EXPECT_EQ(at_limit.tokens.size(), 3U);
     EXPECT_EQ(at_limit.reason, StopReason::MaxNewTokens);
-    const Generation past = kael::nn::generate(model, Ids(14, 1), greedy(3));
-    EXPECT_EQ(past.tokens.size(), 2U);
+    const Generation past = kael::nn::generate(model, Ids(14, 1), greedy(4));
+    EXPECT_EQ(past.tokens.size(), 3U);
     EXPECT_EQ(past.reason, StopReason::ContextFull);
     EXPECT_EQ(past.tokens, at_limit.tokens);
+    // A prompt that fills the context gets exactly one token, the argmax of its last row.
+    const Ids full(16, 2);
+    const Generation one = kael::nn::generate(model, full, greedy(2));
+    ASSERT_EQ(one.tokens.size(), 1U);
+    EXPECT_EQ(one.reason, StopReason::ContextFull);
+    EXPECT_EQ(one.tokens, greedy_by_hand(model, full, 1));
+    // Without the cache the same boundary holds: the whole 16 tokens run as one forward.
+    GenerationOptions uncached = greedy(4);
+    uncached.use_cache = false;
+    EXPECT_EQ(kael::nn::generate(model, Ids(14, 1), uncached).tokens, past.tokens);
 }
 
 TEST(Generate, TheCallbackSeesEachTokenAndCanStop) {
@@ -116,7 +128,7 @@ TEST(Generate, BadRequestsAreRefusedBeforeTheModelRuns) {
     GPT model(small());
     EXPECT_THROW((void)kael::nn::generate(model, Ids{}, greedy(1)), kael::ValueError);
     EXPECT_THROW((void)kael::nn::generate(model, Ids(17, 1), greedy(1)), kael::ValueError);  // past 16
-    EXPECT_EQ(kael::nn::generate(model, Ids(16, 1), greedy(1)).reason, StopReason::ContextFull);
+    EXPECT_EQ(kael::nn::generate(model, Ids(16, 1), greedy(1)).tokens.size(), 1U);  // a full context still predicts
     EXPECT_THROW((void)kael::nn::generate(model, Ids{17}, greedy(1)), kael::ValueError);  // vocabulary 0..16
     EXPECT_THROW((void)kael::nn::generate(model, Ids{-1}, greedy(1)), kael::ValueError);
     EXPECT_NO_THROW((void)kael::nn::generate(model, Ids{16}, greedy(1)));

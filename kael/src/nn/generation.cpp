@@ -80,7 +80,9 @@ Generation generate(GPT& model, std::span<const std::int64_t> prompt, const Gene
     };
 
     for (std::int64_t step = 0; step < options.max_new_tokens; ++step) {
-        if (static_cast<std::int64_t>(sequence.size()) >= config.block_size) {
+        // A full context still predicts: the logits of its last position give one token
+        // more. Only a sequence longer than the block size has a position the model lacks.
+        if (static_cast<std::int64_t>(sequence.size()) > config.block_size) {
             result.reason = StopReason::ContextFull;
             break;
         }

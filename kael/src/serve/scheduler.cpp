@@ -164,7 +164,9 @@ void Scheduler::admit(std::vector<std::unique_ptr<Sequence>>& arrivals) {
             continue;
         }
         if (sequence.length >= config.block_size) {
-            finish(sequence, FinishReason::ContextFull);  // as generate() ends a full prompt
+            // OpenAI's API counts prompt and completion together within the context, so a
+            // prompt that fills it gets no token here (nn::generate would draw one more).
+            finish(sequence, FinishReason::ContextFull);
             continue;
         }
         try {

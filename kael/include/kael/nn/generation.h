@@ -37,7 +37,7 @@ struct GenerationOptions {
 enum class StopReason {
     MaxNewTokens,  ///< max_new_tokens were produced
     StopToken,     ///< the stop token was drawn
-    ContextFull,   ///< the sequence reached the model's block size
+    ContextFull,   ///< every position of the context was used: the sequence is one token longer than the block size
     Callback,      ///< the callback asked to stop
 };
 
