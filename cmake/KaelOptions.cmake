@@ -9,6 +9,10 @@ if(KAEL_WARNINGS_AS_ERRORS)
   list(APPEND KAEL_WARNING_FLAGS -Werror)
 endif()
 
+# The library is one static library per layer (kael/CMakeLists.txt); this links each alone
+# over the layers below it, so that a call from a layer to a higher one fails the build.
+option(KAEL_CHECK_LAYER_LINKS "Link each layer of the library alone over the layers below it" ON)
+
 function(kael_enable_warnings target)
   # The flags are the host C++ compiler's; the CUDA files of chapter 09 go through nvcc,
   # which does not take them.

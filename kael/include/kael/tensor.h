@@ -130,7 +130,9 @@ public:
     template <ElementType T> [[nodiscard]] T item() const {
         check_dtype<T>();
         check_single_element();
-        return *cpu().data_ptr<T>();
+        T value{};
+        copy_single_element_to(reinterpret_cast<std::byte*>(&value));
+        return value;
     }
 
     /// The value of a one-element tensor of any dtype, converted to double.
@@ -377,6 +379,8 @@ private:
     // The address of the first element: storage base plus offset, except for an empty
     // tensor, whose storage may be null or whose offset may point past the end.
     [[nodiscard]] std::byte* first_element() const noexcept;
+    // Copies the one element's bytes to host memory, from the CPU or a device.
+    void copy_single_element_to(std::byte* host) const;
     // The storage position of an index, negative entries wrapped once.
     [[nodiscard]] std::int64_t element_offset(std::span<const std::int64_t> index) const;
     void check_on_cpu(const char* what) const;

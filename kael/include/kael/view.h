@@ -56,14 +56,16 @@ enum class MemOverlap {
 [[nodiscard]] bool may_partially_overlap(const Tensor& a, const Tensor& b);
 
 /// \name The views as functions
-/// Tensor::as_strided, Tensor::slice and the other methods that make a view call these; each
-/// is documented at its method.
+/// Tensor::as_strided, Tensor::slice and the other methods that make a view call these
+/// (autograd/tensor_methods.cpp); each is documented at its method.
 /// @{
 
 /// t.as_strided(shape, strides, offset).
 [[nodiscard]] Tensor as_strided(const Tensor& t, const Shape& shape, const Strides& strides, std::int64_t offset);
 /// t.view(shape).
 [[nodiscard]] Tensor view(const Tensor& t, const Shape& shape);
+/// t.reshape(shape).
+[[nodiscard]] Tensor reshape(const Tensor& t, const Shape& shape);
 /// t.transpose(dim0, dim1).
 [[nodiscard]] Tensor transpose(const Tensor& t, std::int64_t dim0, std::int64_t dim1);
 /// t.permute(dims).

@@ -4,8 +4,7 @@ The extension module ``kael._kael`` holds the bindings; this package re-exports 
 adds what reads better written in Python, such as ``no_grad`` as a context manager.
 """
 from . import _kael
-from ._kael import *  # noqa: F401,F403  (Tensor, dtype, device, the operations, ...)
-from ._kael import Tensor, autograd, is_grad_enabled, set_grad_enabled  # noqa: F401
+from ._kael import *  # noqa: F401,F403  (Tensor, dtype, device, autograd, the operations, ...)
 from ._kael import __version__  # noqa: F401
 
 # `bool` is both a dtype and a builtin: `from kael import *` must not shadow the builtin,
@@ -22,12 +21,12 @@ class _GradMode:
         self._previous = []
 
     def __enter__(self):
-        self._previous.append(is_grad_enabled())
-        set_grad_enabled(self._enabled)
+        self._previous.append(_kael.is_grad_enabled())
+        _kael.set_grad_enabled(self._enabled)
         return self
 
     def __exit__(self, *exc):
-        set_grad_enabled(self._previous.pop())
+        _kael.set_grad_enabled(self._previous.pop())
         return False
 
     def __call__(self, function):
@@ -51,8 +50,11 @@ def enable_grad():
     return _GradMode(True)
 
 
-# The Python packages over the C++ halves _kael.nn and _kael.optim. The star import above
-# brought those halves in under the same names; `from . import` would return them instead
-# of importing the packages, so they go first.
-del nn, optim  # noqa: F821
-from . import nn, optim  # noqa: E402
+# The Python packages over the C++ halves _kael.nn and _kael.optim (training.cpp). The star
+# import above brought those halves in under the same names; `from . import` would return
+# them instead of importing the packages, so they go first. Nothing above needs more of the
+# module than it has: the package imports with whatever part of the bindings is built, as
+# each step of chapter 10 builds one more.
+if hasattr(_kael, "nn"):
+    del nn, optim  # noqa: F821
+    from . import nn, optim  # noqa: E402

@@ -55,7 +55,7 @@ template <typename R, typename... Args> auto method(R (Tensor::*member)(Args...)
 /// True for a Python object kael reads as a number (and not a tensor).
 bool is_number(pybind11::handle object);
 
-/// `object` as a Scalar: bool, int (int64, OverflowError past it) or float, in that order.
+/// `object` as a Scalar: bool, int (int64, ValueError past it) or float, in that order.
 Scalar to_scalar(pybind11::handle object);
 
 }  // namespace kael::python

@@ -8,6 +8,7 @@
 #include "kael/autograd/grad_mode.h"
 #include "kael/factory.h"
 #include "kael/ops/binary.h"
+#include "kael/ops/inplace.h"
 #include "kael/view.h"
 #include "ops/native.h"
 
@@ -72,7 +73,9 @@ Grads AccumulateGrad::apply(Grads grads) {
     } else if (is_grad_enabled()) {
         meta.grad = add(*meta.grad, grad);  // out of place: the old gradient may be in a graph
     } else {
-        meta.grad->add_(grad);  // in place: every handle to the gradient sees the sum
+        // In place, so that every handle to the gradient sees the sum; with grad mode off
+        // nothing would record, so the addition below autograd is the whole of it.
+        native::add_(*meta.grad, grad, 1);
     }
     return {};
 }

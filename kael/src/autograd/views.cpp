@@ -8,6 +8,7 @@
 #include "kael/factory.h"
 #include "kael/ops/indexing.h"
 #include "kael/view.h"
+#include "ops/native.h"
 
 namespace kael::autograd {
 namespace {
@@ -34,14 +35,16 @@ Tensor storage_positions(const Tensor& t) {
 Tensor embed(const Tensor& grad, const Shape& shape, const ViewFunction& view_of, const char* name) {
     Tensor result = zeros(shape, grad.dtype(), grad.device());
     {
+        // The placement itself records nothing (the node below stands for it), so it runs
+        // on the operations below autograd.
         const NoGradGuard no_grad;
         Tensor target = view_of(result);
         if (has_internal_overlap(target) == MemOverlap::No) {
-            target.copy_(grad);
+            native::copy_(target, grad);
         } else {
             // Several positions of the view share an element: each adds its contribution.
             const Tensor positions = storage_positions(target).reshape({-1}).to(grad.device());
-            result = scatter_add(result.reshape({-1}), 0, positions, grad.reshape({-1})).view(shape);
+            result = native::scatter_add(result.reshape({-1}), 0, positions, grad.reshape({-1})).view(shape);
         }
     }
     if (should_record(grad)) {

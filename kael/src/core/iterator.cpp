@@ -6,6 +6,7 @@
 #include <utility>
 #include <vector>
 
+#include "core/native.h"
 #include "kael/broadcast.h"
 //> stage 10
 #include "kael/device.h"
@@ -137,7 +138,7 @@ Strides output_strides(const std::vector<Tensor>& inputs, const Shape& shape,
 //|     if (strides == contiguous_strides(shape)) {
 //|         return empty(shape, dtype);
 //|     }
-//|     return empty({numel(shape)}, dtype).as_strided(shape, strides, 0);
+//|     return native::as_strided(empty({numel(shape)}, dtype), shape, strides, 0);
 //| }
 //< until 10
 //> stage 10
@@ -145,7 +146,7 @@ Tensor empty_with_strides(const Shape& shape, const Strides& strides, DType dtyp
     if (strides == contiguous_strides(shape)) {
         return empty(shape, dtype, device);
     }
-    return empty({numel(shape)}, dtype, device).as_strided(shape, strides, 0);
+    return native::as_strided(empty({numel(shape)}, dtype, device), shape, strides, 0);
 }
 //< stage 10
 

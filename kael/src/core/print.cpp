@@ -4,6 +4,7 @@
 #include <type_traits>
 
 #include "kael/tensor.h"
+#include "core/native.h"
 
 namespace kael {
 namespace {
@@ -43,7 +44,7 @@ std::ostream& operator<<(std::ostream& os, const Tensor& t) {
     // them on `os` would change how the caller's later numbers print.
     std::ostringstream text;
     text << std::fixed << std::setprecision(kFloatPrecision) << "tensor([";
-    const Tensor host = t.cpu();
+    const Tensor host = native::to(t, Device::CPU);
     dispatch(t.dtype(), [&]<typename T>() { print_elements<T>(text, host); });
     text << "], shape=" << to_string(t.shape()) << ", dtype=" << t.dtype();
     if (t.device() != Device::CPU) {

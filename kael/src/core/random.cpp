@@ -20,6 +20,7 @@
 #include <vector>
 //< stage 12
 
+#include "core/native.h"
 #include "kael/factory.h"
 //> stage 14
 #include "kael/generator.h"
@@ -161,7 +162,7 @@ Tensor multinomial(const Tensor& weights, std::int64_t samples, bool replacement
     const std::int64_t rows = weights.dim() == 1 ? 1 : weights.size(0);
     const std::int64_t categories = weights.size(-1);
     // The weights in double on the host, one row after the other.
-    const Tensor host = weights.cpu().to(DType::F64).contiguous();
+    const Tensor host = native::contiguous(native::to(native::to(weights, Device::CPU), DType::F64));
     const double* all = host.data_ptr<double>();
     Tensor picks = empty(weights.dim() == 1 ? Shape{samples} : Shape{rows, samples}, DType::I64);
     std::int64_t* pick = picks.data_ptr<std::int64_t>();
@@ -199,7 +200,7 @@ Tensor multinomial(const Tensor& weights, std::int64_t samples, bool replacement
             }
         }
     }
-    return picks.to(weights.device());
+    return native::to(picks, weights.device());
 }
 //< stage 12
 

@@ -5,6 +5,7 @@
 
 #include "core/copy.h"
 #include "core/device_backend.h"
+#include "core/native.h"
 #include "kael/factory.h"
 
 namespace kael {
@@ -58,19 +59,36 @@ void Tensor::check_single_element() const {
                                        << numel() << " elements");
 }
 
+// A device tensor's element cannot be read through a pointer: it is copied to the host.
+void Tensor::copy_single_element_to(std::byte* host) const {
+    const std::int64_t nbytes = element_size(dtype());
+    if (device() == Device::CPU) {
+        std::memcpy(host, first_element(), static_cast<std::size_t>(nbytes));
+    } else {
+        device::copy_to_host(host, first_element(), nbytes);
+    }
+}
+
 double Tensor::item() const {
     check_single_element();
     return dispatch(dtype(), [&]<typename T>() { return convert_value<double>(item<T>()); });
 }
 
-Tensor Tensor::to(DType target) const { return target == dtype() ? *this : kael::to_copy(*this, target); }
+//> until 7
+//| Tensor Tensor::to(DType target) const { return target == dtype() ? *this : kael::to_copy(*this, target); }
+//|
+//| Tensor Tensor::to(Device target) const { return target == device() ? *this : kael::to_copy(*this, target); }
+//|
+//| Tensor Tensor::clone() const { return kael::clone(*this); }
+//|
+//| Tensor Tensor::contiguous() const { return is_contiguous() ? *this : clone(); }
+//|
+//< until 7
+//> stage 7
+// to(), clone() and contiguous() record a graph from chapter 06 on, so they move up to the
+// autograd layer (autograd/tensor_methods.cpp) with the other methods that make tensors.
 
-Tensor Tensor::to(Device target) const { return target == device() ? *this : kael::to_copy(*this, target); }
-
-Tensor Tensor::clone() const { return kael::clone(*this); }
-
-Tensor Tensor::contiguous() const { return is_contiguous() ? *this : clone(); }
-
+//< stage 7
 }  // namespace kael
 
 //> until 7
@@ -89,8 +107,14 @@ Tensor to_copy(const Tensor& self, DType target) {
     return out;
 }
 
+Tensor to(const Tensor& t, DType target) { return t.dtype() == target ? t : native::to_copy(t, target); }
+
+Tensor to(const Tensor& t, Device target) { return t.device() == target ? t : native::to_copy(t, target); }
+
+Tensor contiguous(const Tensor& t) { return t.is_contiguous() ? t : native::clone(t); }
+
 Tensor to_copy(const Tensor& self, Device target) {
-    const Tensor source = self.contiguous();
+    const Tensor source = native::contiguous(self);
     Tensor out = empty(self.shape(), self.dtype(), target);
     if (self.nbytes() > 0) {
         if (target == Device::CPU) {

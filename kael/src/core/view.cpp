@@ -7,6 +7,7 @@
 #include <numeric>
 #include <utility>
 
+#include "core/native.h"
 #include "kael/checked_math.h"
 
 namespace kael {
@@ -145,6 +146,15 @@ Tensor view(const Tensor& self, const Shape& shape) {
                                   << " of the input (a new dimension would span two regions "
                                      "that are not contiguous with each other); use reshape()");
     return make_view(self, target, *strides, self.offset());
+}
+
+// A view when the strides allow one, a copy otherwise.
+Tensor reshape(const Tensor& self, const Shape& shape) {
+    const Shape target = infer_size(shape, self.numel());
+    if (view_strides(self.shape(), self.strides(), target)) {
+        return native::view(self, target);
+    }
+    return native::view(native::clone(self), target);
 }
 
 Tensor transpose(const Tensor& self, std::int64_t dim0, std::int64_t dim1) {
@@ -320,80 +330,6 @@ Tensor unflatten(const Tensor& self, std::int64_t dim, const Shape& sizes) {
 }  // namespace
 
 namespace kael {
-
-// ---- the methods ---------------------------------------------------------------------------
-
-Tensor Tensor::as_strided(const Shape& shape, const Strides& strides, std::int64_t offset) const { return kael::as_strided(*this, shape, strides, offset); }
-Tensor Tensor::view(const Shape& shape) const { return kael::view(*this, shape); }
-Tensor Tensor::transpose(std::int64_t dim0, std::int64_t dim1) const { return kael::transpose(*this, dim0, dim1); }
-Tensor Tensor::permute(const std::vector<std::int64_t>& dims) const { return kael::permute(*this, dims); }
-Tensor Tensor::slice(std::int64_t dim, std::optional<std::int64_t> start, std::optional<std::int64_t> end, std::int64_t step) const { return kael::slice(*this, dim, start, end, step); }
-Tensor Tensor::select(std::int64_t dim, std::int64_t index) const { return kael::select(*this, dim, index); }
-Tensor Tensor::expand(const Shape& shape) const { return kael::expand(*this, shape); }
-Tensor Tensor::squeeze() const { return kael::squeeze(*this); }
-Tensor Tensor::squeeze(std::int64_t dim) const { return kael::squeeze(*this, dim); }
-Tensor Tensor::unsqueeze(std::int64_t dim) const { return kael::unsqueeze(*this, dim); }
-Tensor Tensor::unflatten(std::int64_t dim, const Shape& sizes) const { return kael::unflatten(*this, dim, sizes); }
-
-// The views made of other views, and detach(), which makes an alias outside any graph.
-
-Tensor Tensor::reshape(const Shape& shape) const {
-    const Shape target = infer_size(shape, numel());
-    if (view_strides(this->shape(), this->strides(), target)) {
-        return view(target);
-    }
-    return clone().view(target);
-}
-
-Tensor Tensor::T() const {
-    std::vector<std::int64_t> reversed(static_cast<std::size_t>(dim()));
-    std::iota(reversed.rbegin(), reversed.rend(), 0);
-    return permute(reversed);
-}
-
-Tensor Tensor::mT() const {
-    KAEL_CHECK_VALUE(dim() >= 2, "mT needs a matrix or a batch of matrices, got a " << dim()
-                                                                                   << "-d tensor");
-    return transpose(-2, -1);
-}
-
-Tensor Tensor::narrow(std::int64_t dim, std::int64_t start, std::int64_t length) const {
-    KAEL_CHECK_INDEX(this->dim() > 0, "narrow() cannot be applied to a 0-d tensor");
-    const std::size_t d = dim_position(dim, this->dim());
-    const std::int64_t size = shape()[d];
-    KAEL_CHECK_INDEX(start >= -size && start <= size,
-                     "narrow(): start " << start << " out of range for dimension " << d
-                                        << " of size " << size);
-    KAEL_CHECK_VALUE(length >= 0, "narrow(): length must be non-negative, got " << length);
-    const std::int64_t first = start < 0 ? start + size : start;
-    KAEL_CHECK_INDEX(first <= size - length, "narrow(): start " << first << " + length " << length
-                                                                << " exceeds dimension " << d
-                                                                << " of size " << size);
-    return slice(dim, first, first + length);
-}
-
-Tensor Tensor::expand_as(const Tensor& other) const { return expand(other.shape()); }
-
-Tensor Tensor::flatten(std::int64_t start_dim, std::int64_t end_dim) const {
-    if (dim() == 0) {
-        (void)wrap_dim(start_dim, 0);
-        (void)wrap_dim(end_dim, 0);
-        return reshape({1});
-    }
-    const std::int64_t first = wrap_dim(start_dim, dim());
-    const std::int64_t last = wrap_dim(end_dim, dim());
-    KAEL_CHECK_VALUE(first <= last, "flatten: start_dim " << first << " comes after end_dim " << last);
-    if (first == last) {
-        return *this;
-    }
-    Shape shape(this->shape().begin(), this->shape().begin() + first);
-    shape.push_back(-1);
-    shape.insert(shape.end(), this->shape().begin() + last + 1, this->shape().end());
-    if (numel() == 0) {  // -1 cannot be inferred next to a zero size
-        shape[position(first)] = 0;
-    }
-    return reshape(shape);
-}
 
 Tensor Tensor::detach() const {
     return make_view(*this, shape(), strides(), offset());

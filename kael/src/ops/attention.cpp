@@ -11,7 +11,7 @@
 #include <cmath>
 #include <limits>
 
-#include "kernels/cpu/elementwise.h"
+#include "ops/elementwise.h"
 #include "kernels/cpu/fast_exp.h"
 #include "kael/factory.h"
 //> stage 13
@@ -117,7 +117,7 @@ AttentionForward attention_forward(const Tensor& q, const Tensor& k, const Tenso
     if (q.device() != Device::CPU) {
         // The device has no fused row kernel for attention yet: the same arithmetic from its
         // row and element-wise kernels, the causal mask as a [T, S] tensor.
-        Tensor scores = native::mul(native::matmul(q, k.mT()), scale);
+        Tensor scores = native::mul(native::matmul(q, native::transpose(k, -2, -1)), scale);
         if (causal_offset) {
             const Tensor keep = native::tril(ones({q.size(-2), k.size(-2)}, DType::Bool, q.device()), *causal_offset);
             scores = native::where(keep, scores, scalar(-std::numeric_limits<double>::infinity(), scores.dtype()));
@@ -125,7 +125,7 @@ AttentionForward attention_forward(const Tensor& q, const Tensor& k, const Tenso
         const Tensor probabilities = native::softmax(scores, -1);
         return {native::matmul(probabilities, v), probabilities};
     }
-    Tensor probabilities = native::matmul(q, k.mT()).contiguous();
+    Tensor probabilities = native::contiguous(native::matmul(q, native::transpose(k, -2, -1)));
     const std::int64_t queries = q.size(-2);
     const std::int64_t keys = k.size(-2);
     const std::int64_t matrices = queries * keys == 0 ? 0 : probabilities.numel() / (queries * keys);
@@ -137,20 +137,20 @@ AttentionForward attention_forward(const Tensor& q, const Tensor& k, const Tenso
 
 AttentionGrads attention_backward(const Tensor& grad, const Tensor& q, const Tensor& k, const Tensor& v,
                                   const Tensor& probabilities, double scale) {
-    const Tensor grad_v = native::matmul(probabilities.mT(), grad);
+    const Tensor grad_v = native::matmul(native::transpose(probabilities, -2, -1), grad);
     if (q.device() != Device::CPU) {  // as attention_forward: the formula from the device's kernels
-        const Tensor grad_p = native::matmul(grad, v.mT());
+        const Tensor grad_p = native::matmul(grad, native::transpose(v, -2, -1));
         const Tensor row_sums = native::sum(native::mul(probabilities, grad_p), {-1}, true);
         const Tensor grad_scores = native::mul(native::mul(probabilities, native::sub(grad_p, row_sums, 1)), scale);
-        return {native::matmul(grad_scores, k), native::matmul(grad_scores.mT(), q), grad_v};
+        return {native::matmul(grad_scores, k), native::matmul(native::transpose(grad_scores, -2, -1), q), grad_v};
     }
-    Tensor grad_scores = native::matmul(grad, v.mT()).contiguous();
+    Tensor grad_scores = native::contiguous(native::matmul(grad, native::transpose(v, -2, -1)));
     const std::int64_t keys = k.size(-2);
     const std::int64_t rows = keys == 0 ? 0 : grad_scores.numel() / keys;
     dispatch_floating(q.dtype(), "scaled_dot_product_attention backward", [&]<typename T>() {
         softmax_backward_rows(probabilities.data_ptr<T>(), grad_scores.data_ptr<T>(), rows, keys, scale);
     });
-    return {native::matmul(grad_scores, k), native::matmul(grad_scores.mT(), q), grad_v};
+    return {native::matmul(grad_scores, k), native::matmul(native::transpose(grad_scores, -2, -1), q), grad_v};
 }
 
 }  // namespace kael::native

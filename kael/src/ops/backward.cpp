@@ -2,7 +2,7 @@
 // their own because composing them from other operations would be slower or less exact.
 #include "ops/native.h"
 
-#include "kernels/cpu/elementwise.h"
+#include "ops/elementwise.h"
 #include "kernels/cpu/gelu.h"
 //> stage 10
 #include "ops/device.h"

@@ -4,7 +4,8 @@
 #include <cmath>
 #include <type_traits>
 
-#include "kernels/cpu/elementwise.h"
+#include "ops/native.h"
+#include "ops/elementwise.h"
 #include "kernels/cpu/extreme.h"
 #include "kernels/cpu/integer_math.h"
 #include "kael/factory.h"
@@ -414,35 +415,3 @@ Tensor atan2(const Tensor& a, const Tensor& b) {
 }
 
 }  // namespace
-
-namespace kael {
-
-// ---- with a number on either side ---------------------------------------------------------------
-
-Tensor floor_divide(const Tensor& t, Scalar s) {
-    return floor_divide(t, scalar(s, result_dtype(t, s)));
-}
-
-Tensor floor_divide(Scalar s, const Tensor& t) {
-    return floor_divide(scalar(s, result_dtype(t, s)), t);
-}
-
-Tensor remainder(const Tensor& t, Scalar s) { return remainder(t, scalar(s, result_dtype(t, s))); }
-Tensor remainder(Scalar s, const Tensor& t) { return remainder(scalar(s, result_dtype(t, s)), t); }
-
-// ---- operators -----------------------------------------------------------------------------------
-
-Tensor operator+(const Tensor& a, const Tensor& b) { return add(a, b); }
-Tensor operator+(const Tensor& t, Scalar s) { return add(t, s); }
-Tensor operator+(Scalar s, const Tensor& t) { return add(t, s); }
-Tensor operator-(const Tensor& a, const Tensor& b) { return sub(a, b); }
-Tensor operator-(const Tensor& t, Scalar s) { return sub(t, s); }
-Tensor operator-(Scalar s, const Tensor& t) { return sub(s, t); }
-Tensor operator*(const Tensor& a, const Tensor& b) { return mul(a, b); }
-Tensor operator*(const Tensor& t, Scalar s) { return mul(t, s); }
-Tensor operator*(Scalar s, const Tensor& t) { return mul(t, s); }
-Tensor operator/(const Tensor& a, const Tensor& b) { return div(a, b); }
-Tensor operator/(const Tensor& t, Scalar s) { return div(t, s); }
-Tensor operator/(Scalar s, const Tensor& t) { return div(s, t); }
-
-}  // namespace kael

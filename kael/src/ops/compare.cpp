@@ -6,7 +6,8 @@
 #include <functional>
 #include <type_traits>
 
-#include "kernels/cpu/elementwise.h"
+#include "ops/native.h"
+#include "ops/elementwise.h"
 #include "kael/factory.h"
 //> stage 10
 #include "ops/device.h"
@@ -68,7 +69,7 @@ template <typename Compare> Tensor compare(const Tensor& t, Scalar s, const char
 Tensor truth(const Tensor& t) {
 //> stage 10
     if (detail::on_device(t)) {
-        return t.to(DType::Bool);  // converted on the device, contiguous
+        return native::to(t, DType::Bool);  // converted on the device, contiguous
     }
 //< stage 10
     return detail::cast_keeping_layout(t, DType::Bool);
@@ -173,14 +174,6 @@ Tensor where(const Tensor& condition, const Tensor& a, const Tensor& b) {
 
 namespace kael {
 
-Tensor where(const Tensor& condition, const Tensor& a, Scalar b) {
-    return where(condition, a, scalar(b, b.dtype()));
-}
-
-Tensor where(const Tensor& condition, Scalar a, const Tensor& b) {
-    return where(condition, scalar(a, a.dtype()), b);
-}
-
 Tensor isnan(const Tensor& t) {
 //> stage 10
     if (detail::on_device(t)) {
@@ -258,10 +251,10 @@ Tensor isclose(const Tensor& a, const Tensor& b, double rtol, double atol, bool 
 
 bool allclose(const Tensor& a, const Tensor& b, double rtol, double atol, bool equal_nan) {
 //> until 10
-//|     const Tensor close = isclose(a, b, rtol, atol, equal_nan).contiguous();
+//|     const Tensor close = native::contiguous(isclose(a, b, rtol, atol, equal_nan));
 //< until 10
 //> stage 10
-    const Tensor close = isclose(a, b, rtol, atol, equal_nan).cpu().contiguous();
+    const Tensor close = native::contiguous(native::to(isclose(a, b, rtol, atol, equal_nan), Device::CPU));
 //< stage 10
     const std::uint8_t* flags = close.data_ptr<std::uint8_t>();
     return std::all_of(flags, flags + close.numel(), [](std::uint8_t flag) { return flag != 0; });

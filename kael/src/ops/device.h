@@ -13,8 +13,9 @@
 // device tensor with "call cpu() first": a clear error, never a wrong result.
 #include <string_view>
 
+#include "core/native.h"
 #include "cuda/elementwise.h"
-#include "kernels/cpu/elementwise.h"
+#include "ops/elementwise.h"
 
 namespace kael::detail {
 
@@ -29,8 +30,8 @@ inline Device device_of(const Tensor& a, const Tensor& b) { return on_device(a) 
 /// any other tensor stays where it is, and the iterator names both devices if that is
 /// not `device`.
 inline Tensor input_on(const Tensor& t, Device device, DType dtype) {
-    const Tensor moved = t.dim() == 0 && t.device() == Device::CPU ? t.to(device) : t;
-    return moved.to(dtype);
+    const Tensor moved = t.dim() == 0 && t.device() == Device::CPU ? native::to(t, device) : t;
+    return native::to(moved, dtype);
 }
 
 /// Throws what the CPU kernel of `op` throws for a dtype outside `kinds`.
@@ -71,10 +72,10 @@ void device_binary_into(cuda::BinaryOp op, const Tensor& self, const Tensor& oth
 /// another device is copied over first (to(Device) makes it contiguous on the way).
 inline void device_copy_into(const Tensor& self, const Tensor& src) {
     if (self.device() == Device::CPU) {
-        run_conversion(TensorIteratorConfig().add_output(self).add_input(src.cpu()).build());
+        run_conversion(TensorIteratorConfig().add_output(self).add_input(native::to(src, Device::CPU)).build());
         return;
     }
-    cuda::copy(TensorIteratorConfig().add_output(self).add_input(src.to(self.device())).build());
+    cuda::copy(TensorIteratorConfig().add_output(self).add_input(native::to(src, self.device())).build());
 }
 
 /// out = t op (alpha * value), or value op (alpha * t) when `scalar_first`, on the device.
@@ -82,7 +83,7 @@ template <Dtypes kinds>
 Tensor device_with_scalar(cuda::BinaryOp op, const Tensor& t, Scalar value, DType dtype, std::string_view name,
                           Scalar alpha = 1, bool scalar_first = false) {
     check_kernel_dtype<kinds>(dtype, name);
-    const TensorIterator iter = TensorIteratorConfig().declare_output(dtype).add_input(t.to(dtype)).build();
+    const TensorIterator iter = TensorIteratorConfig().declare_output(dtype).add_input(native::to(t, dtype)).build();
     cuda::binary_with_scalar(op, iter, value, alpha, scalar_first);
     return iter.output();
 }
@@ -125,7 +126,7 @@ inline Tensor device_where(const Tensor& condition, const Tensor& a, const Tenso
 template <Dtypes kinds>
 Tensor device_unary(cuda::UnaryOp op, const Tensor& t, DType dtype, std::string_view name) {
     check_kernel_dtype<kinds>(dtype, name);
-    const TensorIterator iter = TensorIteratorConfig().declare_output(dtype).add_input(t.to(dtype)).build();
+    const TensorIterator iter = TensorIteratorConfig().declare_output(dtype).add_input(native::to(t, dtype)).build();
     cuda::unary(op, iter);
     return iter.output();
 }

@@ -4,14 +4,15 @@
 #include <algorithm>
 #include <cstring>
 
-#include "kernels/cpu/elementwise.h"
+#include "ops/native.h"
+#include "ops/elementwise.h"
 #include "kael/factory.h"
 #include "kael/ops/compare.h"
+#include "kael/ops/inplace.h"
 //> stage 10
 #include "kael/device.h"
 #include "cuda/indexing.h"
 #include "ops/device.h"
-#include "ops/native.h"
 //< stage 10
 
 namespace kael {
@@ -46,7 +47,7 @@ template <typename Visit> void for_each_index(const Tensor& index, Visit visit) 
 
 template <bool lower> Tensor triangle(const Tensor& t, std::int64_t diagonal, const char* op) {
     KAEL_CHECK_VALUE(t.dim() >= 2, op << " expects a tensor with at least 2 dimensions, got " << t.dim());
-    Tensor out = t.contiguous().clone();
+    Tensor out = native::clone(native::contiguous(t));
     const std::int64_t rows = t.size(-2);
     const std::int64_t cols = t.size(-1);
 //> stage 10
@@ -77,7 +78,7 @@ template <bool lower> Tensor triangle(const Tensor& t, std::int64_t diagonal, co
 // A kernel cannot throw, so the indices are checked on the host first: copied over once,
 // with the messages of the CPU loops.
 void check_positions(const Tensor& index, std::int64_t size, std::int64_t d, const char* op) {
-    const Tensor host = index.cpu().contiguous();
+    const Tensor host = native::contiguous(native::to(index, Device::CPU));
     const std::int64_t* values = host.data_ptr<std::int64_t>();
     for (std::int64_t i = 0; i < host.numel(); ++i) {
         KAEL_CHECK_INDEX(values[i] >= 0 && values[i] < size, op << "(): index " << values[i]
@@ -96,7 +97,7 @@ Tensor restrided(const Tensor& t, const Shape& shape, std::int64_t d) {
 // index_select as a gather whose 1-d index is broadcast over every other dimension.
 Tensor device_index_select(const Tensor& t, std::int64_t d, const Tensor& index) {
     check_same_device(t.device(), index.device());
-    const Tensor positions = index.reshape({-1}).contiguous();
+    const Tensor positions = native::contiguous(native::reshape(index, {-1}));
     check_positions(positions, t.size(d), d, "index_select");
     Shape shape = t.shape();
     shape[static_cast<std::size_t>(d)] = positions.numel();
@@ -128,7 +129,7 @@ Tensor index_select(const Tensor& t, std::int64_t dim, const Tensor& index) {
     KAEL_CHECK_VALUE(index.dim() <= 1, "index_select expects a 1-d or 0-d index, got shape " << to_string(index.shape()));
     if (t.dim() == 0) {
         (void)wrap_dim(dim, 0);
-        return kael::index_select(t.reshape({1}), 0, index).reshape(index.shape());
+        return native::reshape(native::index_select(native::reshape(t, {1}), 0, index), index.shape());
     }
     const std::int64_t d = wrap_dim(dim, t.dim());
 //> stage 10
@@ -136,7 +137,7 @@ Tensor index_select(const Tensor& t, std::int64_t dim, const Tensor& index) {
         return device_index_select(t, d, index);
     }
 //< stage 10
-    const Tensor positions = index.reshape({-1}).contiguous();
+    const Tensor positions = native::contiguous(native::reshape(index, {-1}));
     const std::int64_t* values = positions.data_ptr<std::int64_t>();
     for (std::int64_t i = 0; i < positions.numel(); ++i) {
         KAEL_CHECK_INDEX(values[i] >= 0 && values[i] < t.size(d),
@@ -157,7 +158,8 @@ Tensor index_select(const Tensor& t, std::int64_t dim, const Tensor& index) {
     } else {
         // Otherwise copy one slice per index: out.select(d, i) <- t.select(d, index[i]).
         for (std::int64_t i = 0; i < positions.numel(); ++i) {
-            out.select(d, i).copy_(t.select(d, values[i]));
+            Tensor slot = native::select(out, d, i);
+            native::copy_(slot, native::select(t, d, values[i]));
         }
     }
     return out;
@@ -177,7 +179,7 @@ Tensor gather(const Tensor& t, std::int64_t dim, const Tensor& index) {
     }
     if (detail::on_device(t) || detail::on_device(index)) {  // 0-d: one element, on the host
         check_same_device(t.device(), index.device());
-        return native::gather(t.cpu(), dim, index.cpu()).to(t.device());
+        return native::to(native::gather(native::to(t, Device::CPU), dim, native::to(index, Device::CPU)), t.device());
     }
 //< stage 10
     Tensor out = empty(index.shape(), t.dtype());
@@ -202,7 +204,7 @@ Tensor scatter_add(const Tensor& t, std::int64_t dim, const Tensor& index, const
     check_index_dtype(index, "scatter_add");
     KAEL_CHECK_TYPE(src.dtype() == t.dtype(), "scatter_add expects src of dtype " << t.dtype() << ", got " << src.dtype());
     const std::int64_t d = wrap_dim(dim, t.dim());
-    Tensor out = t.clone();
+    Tensor out = native::clone(t);
     if (index.numel() == 0) {
         return out;  // nothing to add; PyTorch checks no shapes either
     }
@@ -220,7 +222,7 @@ Tensor scatter_add(const Tensor& t, std::int64_t dim, const Tensor& index, const
         check_same_device(t.device(), index.device());
         check_same_device(t.device(), src.device());
         if (t.dim() == 0) {  // one element, on the host
-            return native::scatter_add(t.cpu(), dim, index.cpu(), src.cpu()).to(t.device());
+            return native::to(native::scatter_add(native::to(t, Device::CPU), dim, native::to(index, Device::CPU), native::to(src, Device::CPU)), t.device());
         }
         check_positions(index, t.size(d), d, "scatter_add");
         cuda::scatter_add(restrided(out, index.shape(), d), out.stride(d), index,
@@ -261,22 +263,14 @@ Tensor triu(const Tensor& t, std::int64_t diagonal) {
 
 namespace kael {
 
-Tensor masked_fill(const Tensor& t, const Tensor& mask, Scalar value) {
-    KAEL_CHECK_TYPE(mask.dtype() == DType::Bool, "masked_fill expects a bool mask, got dtype " << mask.dtype());
-    // Out of place, the input and the mask broadcast together, as in PyTorch (where's
-    // iterator refuses shapes that do not fit, naming both); only masked_fill_ must keep
-    // the input's shape.
-    return where(mask, scalar(value, t.dtype()), t);
-}
-
 Tensor one_hot(const Tensor& indices, std::int64_t num_classes) {
     check_index_dtype(indices, "one_hot");
 //> stage 10
     if (detail::on_device(indices)) {  // built on the host: it reads every index anyway
-        return one_hot(indices.cpu(), num_classes).to(indices.device());
+        return native::to(one_hot(native::to(indices, Device::CPU), num_classes), indices.device());
     }
 //< stage 10
-    const Tensor flat = indices.reshape({-1}).contiguous();
+    const Tensor flat = native::contiguous(native::reshape(indices, {-1}));
     const std::int64_t* values = flat.data_ptr<std::int64_t>();
     const std::int64_t count = flat.numel();
     for (std::int64_t i = 0; i < count; ++i) {

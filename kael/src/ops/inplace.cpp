@@ -3,10 +3,11 @@
 // bumps the storage's version counter so that autograd (chapter 06) can tell.
 #include "kael/ops/inplace.h"
 
+#include "ops/native.h"
 #include "ops/inplace.h"
 
 #include "kernels/cpu/clamp.h"
-#include "kernels/cpu/elementwise.h"
+#include "ops/elementwise.h"
 #include "kernels/cpu/integer_math.h"
 #include "kael/broadcast.h"
 #include "kael/factory.h"
@@ -34,7 +35,7 @@ void check_writable(const Tensor& t, const char* op) {
 }
 
 Tensor without_partial_aliasing(const Tensor& out, const Tensor& operand) {
-    return may_partially_overlap(out, operand) ? operand.clone() : operand;
+    return may_partially_overlap(out, operand) ? native::clone(operand) : operand;
 }
 
 void check_can_cast(DType result, const Tensor& out, const char* op) {
@@ -157,7 +158,7 @@ Tensor& fill_(Tensor& self, Scalar value) {
 //> stage 10
         if (detail::on_device(self)) {
             // One element made on the device and broadcast over self by the copy kernel.
-            detail::device_copy_into(self, full({}, value, self.dtype(), self.device()).expand(self.shape()));
+            detail::device_copy_into(self, native::expand(full({}, value, self.dtype(), self.device()), self.shape()));
             return;
         }
 //< stage 10
@@ -217,29 +218,3 @@ Tensor& neg_(Tensor& self) {
 }
 
 }  // namespace
-
-namespace kael {
-
-// ---- the methods -----------------------------------------------------------------------------------
-
-Tensor& Tensor::add_(const Tensor& other, Scalar alpha) { return kael::add_(*this, other, alpha); }
-Tensor& Tensor::sub_(const Tensor& other, Scalar alpha) { return kael::sub_(*this, other, alpha); }
-Tensor& Tensor::mul_(const Tensor& other) { return kael::mul_(*this, other); }
-Tensor& Tensor::div_(const Tensor& other) { return kael::div_(*this, other); }
-Tensor& Tensor::fill_(Scalar value) { return kael::fill_(*this, value); }
-Tensor& Tensor::copy_(const Tensor& src) { return kael::copy_(*this, src); }
-Tensor& Tensor::clamp_(std::optional<Scalar> min, std::optional<Scalar> max) { return kael::clamp_(*this, min, max); }
-Tensor& Tensor::masked_fill_(const Tensor& mask, Scalar value) { return kael::masked_fill_(*this, mask, value); }
-Tensor& Tensor::neg_() { return kael::neg_(*this); }
-Tensor& Tensor::add_(Scalar value, Scalar alpha) {
-    return add_(scalar(value, promote_with_scalar(dtype(), value)), alpha);
-}
-Tensor& Tensor::sub_(Scalar value, Scalar alpha) {
-    detail::check_no_bool_operand(dtype(), value.dtype());
-    return sub_(scalar(value, promote_with_scalar(dtype(), value)), alpha);
-}
-Tensor& Tensor::mul_(Scalar value) { return mul_(scalar(value, promote_with_scalar(dtype(), value))); }
-Tensor& Tensor::div_(Scalar value) { return div_(scalar(value, promote_with_scalar(dtype(), value))); }
-Tensor& Tensor::zero_() { return fill_(0); }
-
-}  // namespace kael

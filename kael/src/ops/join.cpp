@@ -4,10 +4,12 @@
 #include <algorithm>
 #include <numeric>
 
+#include "ops/native.h"
 //> stage 10
 #include "kael/device.h"
 //< stage 10
 #include "kael/factory.h"
+#include "kael/ops/inplace.h"
 #include "kael/kernels.h"
 
 namespace kael {
@@ -74,71 +76,11 @@ Tensor cat(const std::vector<Tensor>& tensors, std::int64_t dim) {
         if (is_legacy_empty(t)) {
             continue;
         }
-        out.narrow(d, offset, t.size(d)).copy_(t);
+        Tensor piece = native::slice(out, d, offset, offset + t.size(d), 1);
+        native::copy_(piece, t);
         offset += t.size(d);
     }
     return out;
 }
 
 }  // namespace
-
-namespace kael {
-
-Tensor stack(const std::vector<Tensor>& tensors, std::int64_t dim) {
-    KAEL_CHECK_VALUE(!tensors.empty(), "stack expects a non-empty list of tensors");
-    const std::int64_t d = wrap_dim(dim, tensors.front().dim() + 1);
-    std::vector<Tensor> expanded;
-    for (const Tensor& t : tensors) {
-        KAEL_CHECK_VALUE(t.shape() == tensors.front().shape(), "stack expects tensors of equal shape, got "
-                                                                   << to_string(tensors.front().shape()) << " and "
-                                                                   << to_string(t.shape()));
-        expanded.push_back(t.unsqueeze(d));
-    }
-    return cat(expanded, d);
-}
-
-std::vector<Tensor> split(const Tensor& t, std::int64_t size, std::int64_t dim) {
-    KAEL_CHECK_VALUE(t.dim() > 0, "split cannot split a 0-d tensor");
-    const std::int64_t d = wrap_dim(dim, t.dim());
-    const std::int64_t length = t.size(d);
-    KAEL_CHECK_VALUE(size > 0 || (size == 0 && length == 0),
-                     "split size must be positive, got " << size << " for a dimension of size " << length);
-    std::vector<Tensor> pieces;
-    if (length == 0) {
-        pieces.push_back(t.narrow(d, 0, 0));
-        return pieces;
-    }
-    for (std::int64_t start = 0; start < length; start += size) {
-        pieces.push_back(t.narrow(d, start, std::min(size, length - start)));
-    }
-    return pieces;
-}
-
-std::vector<Tensor> split(const Tensor& t, const std::vector<std::int64_t>& sizes, std::int64_t dim) {
-    KAEL_CHECK_VALUE(t.dim() > 0, "split cannot split a 0-d tensor");
-    const std::int64_t d = wrap_dim(dim, t.dim());
-    const std::int64_t total = std::accumulate(sizes.begin(), sizes.end(), std::int64_t{0});
-    KAEL_CHECK_VALUE(total == t.size(d), "split sizes " << to_string(sizes) << " add up to " << total
-                                                        << ", but dimension " << d << " has size " << t.size(d));
-    std::vector<Tensor> pieces;
-    std::int64_t start = 0;
-    for (const std::int64_t size : sizes) {
-        KAEL_CHECK_VALUE(size >= 0, "split sizes must be non-negative, got " << to_string(sizes));
-        pieces.push_back(t.narrow(d, start, size));
-        start += size;
-    }
-    return pieces;
-}
-
-std::vector<Tensor> chunk(const Tensor& t, std::int64_t chunks, std::int64_t dim) {
-    KAEL_CHECK_VALUE(chunks > 0, "chunk expects a positive number of chunks, got " << chunks);
-    KAEL_CHECK_VALUE(t.dim() > 0, "chunk cannot split a 0-d tensor");
-    const std::int64_t d = wrap_dim(dim, t.dim());
-    const std::int64_t length = t.size(d);
-    if (length == 0) {
-        return std::vector<Tensor>(static_cast<std::size_t>(chunks), t.narrow(d, 0, 0));
-    }
-    return split(t, (length + chunks - 1) / chunks, dim);
-}
-
-}  // namespace kael

@@ -4,6 +4,7 @@
 #include <atomic>
 #include <type_traits>
 
+#include "ops/native.h"
 #include "kernels/cpu/gemm.h"
 //> stage 13
 #include "kernels/cpu/gemv.h"
@@ -73,8 +74,8 @@ void multiply(const detail::GemmOperands<T>& op, bool blas) {
 std::atomic<bool> allow_tf32{false};
 
 Tensor device_batched_product(const Tensor& a, const Tensor& b, const Shape& out_shape) {
-    const Tensor left = a.contiguous();
-    const Tensor right = b.contiguous();
+    const Tensor left = native::contiguous(a);
+    const Tensor right = native::contiguous(b);
     Tensor out = empty(out_shape, a.dtype(), a.device());
     const std::int64_t m = a.size(-2);
     const std::int64_t k = a.size(-1);
@@ -103,10 +104,10 @@ Tensor batched_product(Tensor a, Tensor b, const Shape& out_shape) {
     const bool blas = use_blas(dtype);
     if (blas) {
         if (!blas_readable(a)) {
-            a = a.contiguous();
+            a = native::contiguous(a);
         }
         if (!blas_readable(b)) {
-            b = b.contiguous();
+            b = native::contiguous(b);
         }
     }
     const std::int64_t m = a.size(-2);
@@ -180,12 +181,12 @@ Tensor matmul(const Tensor& a, const Tensor& b) {
                      "matmul needs operands with at least 1 dimension, got " << a.dim() << "-d and "
                                                                             << b.dim() << "-d");
     if (a.dim() == 1 && b.dim() == 1) {
-        return kael::dot(a, b);
+        return native::dot(a, b);
     }
     // A 1-d operand is a row vector on the left and a column vector on the right; its
     // dimension is dropped from the result again.
-    const Tensor left = a.dim() == 1 ? a.unsqueeze(0) : a;
-    const Tensor right = b.dim() == 1 ? b.unsqueeze(1) : b;
+    const Tensor left = a.dim() == 1 ? native::unsqueeze(a, 0) : a;
+    const Tensor right = b.dim() == 1 ? native::unsqueeze(b, 1) : b;
     check_inner_sizes(left, right);
     const std::int64_t m = left.size(-2);
     const std::int64_t n = right.size(-1);
@@ -196,9 +197,9 @@ Tensor matmul(const Tensor& a, const Tensor& b) {
             // The row count is spelled out rather than inferred with -1, which cannot be
             // resolved when the inner size is 0.
             Shape out_shape(left.shape().begin(), left.shape().end() - 1);
-            const Tensor rows = left.reshape({numel(out_shape), left.size(-1)});
+            const Tensor rows = native::reshape(left, {numel(out_shape), left.size(-1)});
             out_shape.push_back(n);
-            return batched_product(rows, right, {rows.size(0), n}).view(out_shape);
+            return native::view(batched_product(rows, right, {rows.size(0), n}), out_shape);
         }
         Shape batch = broadcast_shapes(Shape(left.shape().begin(), left.shape().end() - 2),
                                        Shape(right.shape().begin(), right.shape().end() - 2));
@@ -208,13 +209,13 @@ Tensor matmul(const Tensor& a, const Tensor& b) {
         b_shape.insert(b_shape.end(), {right.size(-2), n});
         Shape out_shape = batch;
         out_shape.insert(out_shape.end(), {m, n});
-        return batched_product(left.expand(a_shape), right.expand(b_shape), out_shape);
+        return batched_product(native::expand(left, a_shape), native::expand(right, b_shape), out_shape);
     }();
     if (a.dim() == 1) {
-        result = result.squeeze(-2);
+        result = native::squeeze(result, -2);
     }
     if (b.dim() == 1) {
-        result = result.squeeze(-1);
+        result = native::squeeze(result, -1);
     }
     return result;
 }
@@ -226,34 +227,12 @@ Tensor dot(const Tensor& a, const Tensor& b) {
     KAEL_CHECK_VALUE(a.size(0) == b.size(0), "dot: sizes " << a.size(0) << " and " << b.size(0)
                                                            << " differ");
     // A 1 x K row times a K x 1 column.
-    return batched_product(a.unsqueeze(0), b.unsqueeze(1), {1, 1}).view({});
+    return native::view(batched_product(native::unsqueeze(a, 0), native::unsqueeze(b, 1), {1, 1}), {});
 }
 
 }  // namespace
 
 namespace kael {
-
-Tensor mm(const Tensor& a, const Tensor& b) {
-    check_operands(a, b, "mm");
-    KAEL_CHECK_VALUE(a.dim() == 2 && b.dim() == 2,
-                     "mm needs two matrices, got " << a.dim() << "-d and " << b.dim() << "-d tensors");
-    return matmul(a, b);
-}
-
-Tensor bmm(const Tensor& a, const Tensor& b) {
-    check_operands(a, b, "bmm");
-    KAEL_CHECK_VALUE(a.dim() == 3 && b.dim() == 3,
-                     "bmm needs two 3-d tensors, got " << a.dim() << "-d and " << b.dim() << "-d");
-    KAEL_CHECK_VALUE(a.size(0) == b.size(0), "bmm: batch sizes " << a.size(0) << " and " << b.size(0)
-                                                                 << " differ");
-    return matmul(a, b);
-}
-
-Tensor outer(const Tensor& a, const Tensor& b) {
-    KAEL_CHECK_VALUE(a.dim() == 1 && b.dim() == 1,
-                     "outer needs two 1-d tensors, got " << a.dim() << "-d and " << b.dim() << "-d");
-    return mul(a.unsqueeze(1), b.unsqueeze(0));
-}
 
 void set_matmul_backend(MatmulBackend backend) {
     KAEL_CHECK(backend != MatmulBackend::Blas || detail::blas_available(),

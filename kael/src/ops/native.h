@@ -1,11 +1,20 @@
 #pragma once
-// The operations below autograd (chapter 06), as the autograd layer calls them.
+// The operations below autograd (chapter 06), as the autograd layer and the operations
+// themselves call them.
 //
 // Each public function with a backward formula, kael::exp say, is defined by the autograd
 // layer (kael/src/autograd/functions/), which runs native::exp from here and records the
 // formula. The native functions check their arguments, promote, allocate and compute, and
 // never record: they are what the public functions were in chapter 05. Their documentation
-// is that of the public function of the same name.
+// is that of the public function of the same name. The copies and views below autograd are
+// core's (core/native.h).
+//
+// In chapter 05 there is one level of operations, and this header only brings in
+// core/native.h, where native:: is another name for kael::; the operations already call each
+// other as native::sum, native::div, ... so that chapter 06 changes no call.
+#include "core/native.h"
+//> stage 7
+
 #include <cstdint>
 #include <optional>
 #include <string_view>
@@ -18,25 +27,6 @@
 #include "kael/tensor.h"
 
 namespace kael::native {
-
-// ---- copies (core/tensor.cpp) ---------------------------------------------------------------
-Tensor to_copy(const Tensor& self, DType target);
-Tensor to_copy(const Tensor& self, Device target);
-Tensor clone(const Tensor& self);
-
-// ---- views (core/view.cpp) ------------------------------------------------------------------
-Tensor as_strided(const Tensor& self, const Shape& shape, const Strides& strides, std::int64_t offset);
-Tensor view(const Tensor& self, const Shape& shape);
-Tensor transpose(const Tensor& self, std::int64_t dim0, std::int64_t dim1);
-Tensor permute(const Tensor& self, const std::vector<std::int64_t>& dims);
-Tensor slice(const Tensor& self, std::int64_t dim, std::optional<std::int64_t> start, std::optional<std::int64_t> end,
-             std::int64_t step);
-Tensor select(const Tensor& self, std::int64_t dim, std::int64_t index);
-Tensor expand(const Tensor& self, const Shape& shape);
-Tensor squeeze(const Tensor& self);
-Tensor squeeze(const Tensor& self, std::int64_t dim);
-Tensor unsqueeze(const Tensor& self, std::int64_t dim);
-Tensor unflatten(const Tensor& self, std::int64_t dim, const Shape& sizes);
 
 // ---- one operand (ops/unary.cpp) ------------------------------------------------------------
 Tensor neg(const Tensor& t);
@@ -158,3 +148,4 @@ AttentionGrads attention_backward(const Tensor& grad, const Tensor& q, const Ten
 //< stage 12
 
 }  // namespace kael::native
+//< stage 7

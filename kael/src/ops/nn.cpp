@@ -5,6 +5,7 @@
 #include <cmath>
 #include <limits>
 
+#include "ops/native.h"
 #include "kernels/cpu/fast_exp.h"
 #include "kernels/cpu/simd.h"
 #include "kael/factory.h"
@@ -19,7 +20,6 @@
 #include "kael/device.h"
 #include "cuda/normalize.h"
 #include "ops/device.h"
-#include "ops/native.h"
 //< stage 10
 
 namespace kael {
@@ -37,12 +37,12 @@ template <typename PerRow> Tensor along_rows(const Tensor& t, std::int64_t dim, 
         if (t.dim() == 0) {
             (void)wrap_dim(dim, 0);
             Tensor out = empty({}, t.dtype());
-            per_row(t.contiguous().template data_ptr<T>(), out.template data_ptr<T>(), std::int64_t{1});
+            per_row(native::contiguous(t).template data_ptr<T>(), out.template data_ptr<T>(), std::int64_t{1});
             return out;
         }
         const std::int64_t d = wrap_dim(dim, t.dim());
         const bool last = d == t.dim() - 1;
-        const Tensor rows = last ? t.contiguous() : t.transpose(d, -1).contiguous();
+        const Tensor rows = last ? native::contiguous(t) : native::contiguous(native::transpose(t, d, -1));
         Tensor out = empty_like(rows);
         const std::int64_t length = rows.size(-1);
         const T* in = rows.template data_ptr<T>();
@@ -62,7 +62,7 @@ template <typename PerRow> Tensor along_rows(const Tensor& t, std::int64_t dim, 
             }
         });
 //< stage 13
-        return last ? out : out.transpose(d, -1).contiguous();
+        return last ? out : native::contiguous(native::transpose(out, d, -1));
     });
 }
 
@@ -130,11 +130,11 @@ Tensor device_softmax(const Tensor& t, std::int64_t dim, bool log) {
     detail::check_kernel_dtype<detail::Dtypes::Floating>(t.dtype(), log ? "log_softmax" : "softmax");
     const std::int64_t d = wrap_dim(dim, std::max<std::int64_t>(t.dim(), 1));
     const bool last = t.dim() == 0 || d == t.dim() - 1;
-    const Tensor rows = last ? t.contiguous() : t.transpose(d, -1).contiguous();
+    const Tensor rows = last ? native::contiguous(t) : native::contiguous(native::transpose(t, d, -1));
     Tensor out = empty_like(rows);
     const std::int64_t length = t.dim() == 0 ? 1 : rows.size(-1);
     cuda::softmax(log, rows, length == 0 ? 0 : rows.numel() / length, length, out);
-    return last ? out : out.transpose(d, -1).contiguous();
+    return last ? out : native::contiguous(native::transpose(out, d, -1));
 }
 
 // The loss of each target on a device: the labels are checked on the host, as the CPU loop
@@ -142,7 +142,7 @@ Tensor device_softmax(const Tensor& t, std::int64_t dim, bool log) {
 std::pair<Tensor, std::int64_t> device_losses(const Tensor& rows, const Tensor& targets, std::int64_t ignore_index) {
     check_same_device(rows.device(), targets.device());
     const std::int64_t classes = rows.size(1);
-    const Tensor labels = targets.cpu();
+    const Tensor labels = native::to(targets, Device::CPU);
     const std::int64_t* label = labels.data_ptr<std::int64_t>();
     std::vector<std::int64_t> picked(static_cast<std::size_t>(labels.numel()), 0);
     std::vector<bool> counted(picked.size(), false);
@@ -160,9 +160,9 @@ std::pair<Tensor, std::int64_t> device_losses(const Tensor& rows, const Tensor& 
     if (classes == 0) {  // every target ignored: nothing to gather
         return {zeros({labels.numel()}, rows.dtype(), rows.device()), used};
     }
-    const Tensor positions = from_vector(picked).to(rows.device()).unsqueeze(1);
-    const Tensor losses = native::neg(native::gather(rows, 1, positions).squeeze(1));
-    return {native::where(from_vector(counted).to(rows.device()), losses, scalar(0, rows.dtype())), used};
+    const Tensor positions = native::unsqueeze(native::to(from_vector(picked), rows.device()), 1);
+    const Tensor losses = native::neg(native::squeeze(native::gather(rows, 1, positions), 1));
+    return {native::where(native::to(from_vector(counted), rows.device()), losses, scalar(0, rows.dtype())), used};
 }
 //< stage 10
 
@@ -227,12 +227,12 @@ static Tensor reduce_losses(const Tensor& losses, std::int64_t used, Reduction r
                             DType dtype) {
     switch (reduction) {
     case Reduction::None:
-        return losses.view(target_shape);
+        return native::view(losses, target_shape);
     case Reduction::Sum:
-        return kael::sum(losses);
+        return native::sum(losses, {}, false);
     case Reduction::Mean:
         // Divide by the targets that count; with none left the mean is 0 / 0 = NaN.
-        return kael::div(kael::sum(losses), scalar(static_cast<double>(used), DType::F64).to(dtype));
+        return native::div(native::sum(losses, {}, false), native::to(scalar(static_cast<double>(used), DType::F64), dtype));
     }
     detail::unreachable();
 }
@@ -251,10 +251,10 @@ Tensor nll_loss(const Tensor& log_probs, const Tensor& target, Reduction reducti
                                                   << to_string(log_probs.shape()) << " (expected target shape "
                                                   << to_string(expected_target) << ")");
     const std::int64_t classes = log_probs.size(batched ? 1 : 0);
-    const Tensor rows = (batched ? log_probs.unsqueeze(-1).transpose(1, -1).squeeze(1) : log_probs)
-                            .reshape({-1, classes})
-                            .contiguous();
-    const Tensor targets = target.reshape({-1}).contiguous();
+    const Tensor moved = batched ? native::squeeze(native::transpose(native::unsqueeze(log_probs, -1), 1, -1), 1)
+                                 : log_probs;
+    const Tensor rows = native::contiguous(native::reshape(moved, {-1, classes}));
+    const Tensor targets = native::contiguous(native::reshape(target, {-1}));
     const std::int64_t count = targets.numel();
 
 //> stage 10
@@ -325,13 +325,13 @@ Tensor layer_norm(const Tensor& t, const Shape& normalized_shape, const std::opt
     }
     KAEL_CHECK_VALUE(eps >= 0, "layer_norm: eps must be non-negative, got " << eps);
     const std::int64_t length = numel(normalized_shape);
-    const Tensor rows = t.contiguous();
+    const Tensor rows = native::contiguous(t);
     Tensor out = empty_like(rows);
 //> stage 10
     if (detail::on_device(t)) {
         detail::check_kernel_dtype<detail::Dtypes::Floating>(t.dtype(), "layer_norm");
-        const Tensor w = weight ? weight->contiguous() : ones(normalized_shape, t.dtype(), t.device());
-        const Tensor b = bias ? bias->contiguous() : zeros(normalized_shape, t.dtype(), t.device());
+        const Tensor w = weight ? native::contiguous(*weight) : ones(normalized_shape, t.dtype(), t.device());
+        const Tensor b = bias ? native::contiguous(*bias) : zeros(normalized_shape, t.dtype(), t.device());
         check_same_device(t.device(), w.device());
         check_same_device(t.device(), b.device());
         cuda::layer_norm(rows, length == 0 ? 0 : rows.numel() / length, length, w, b, eps, out);
@@ -339,8 +339,8 @@ Tensor layer_norm(const Tensor& t, const Shape& normalized_shape, const std::opt
     }
 //< stage 10
     dispatch_floating(t.dtype(), "layer_norm", [&]<typename T>() {
-        const Tensor w = weight ? weight->contiguous() : ones(normalized_shape, t.dtype());
-        const Tensor b = bias ? bias->contiguous() : zeros(normalized_shape, t.dtype());
+        const Tensor w = weight ? native::contiguous(*weight) : ones(normalized_shape, t.dtype());
+        const Tensor b = bias ? native::contiguous(*bias) : zeros(normalized_shape, t.dtype());
         const T* scale = w.data_ptr<T>();
         const T* shift = b.data_ptr<T>();
         const T* in = rows.data_ptr<T>();
@@ -365,59 +365,3 @@ Tensor layer_norm(const Tensor& t, const Shape& normalized_shape, const std::opt
 }
 
 }  // namespace
-
-namespace kael {
-
-Tensor cross_entropy(const Tensor& logits, const Tensor& target, Reduction reduction, std::int64_t ignore_index) {
-    KAEL_CHECK_VALUE(logits.dim() >= 1, "cross_entropy expects logits of shape [C], [N, C] or [N, C, d1, ...]");
-    return nll_loss(log_softmax(logits, logits.dim() >= 2 ? 1 : 0), target, reduction, ignore_index);
-}
-
-Tensor mse_loss(const Tensor& a, const Tensor& b, Reduction reduction) {
-    const Tensor difference = sub(a, b);
-    const Tensor squares = mul(difference, difference);
-    switch (reduction) {
-    case Reduction::None:
-        return squares;
-    case Reduction::Sum:
-        return sum(squares);
-    case Reduction::Mean:
-        return mean(squares);
-    }
-    detail::unreachable();
-}
-
-Tensor dropout(const Tensor& t, double p, bool training) {
-    KAEL_CHECK_VALUE(p >= 0 && p <= 1, "dropout probability has to be between 0 and 1, got " << p);
-    KAEL_CHECK_TYPE(is_floating_point(t.dtype()), "dropout only supports floating point dtypes, got " << t.dtype());
-    // As in PyTorch: nothing to drop returns the input itself, and p = 1 multiplies by 0
-    // rather than divide by 1 - p = 0. Either way the result stays in the graph.
-    if (!training || p == 0 || t.numel() == 0) {
-        return t;
-    }
-    if (p == 1) {
-        return mul(t, 0.0);
-    }
-    // Keeping each element with probability 1 - p and scaling by 1 / (1 - p) leaves the
-    // expected value of every element unchanged.
-//> until 10
-//|     const Tensor keep = bernoulli(t.shape(), 1 - p, t.dtype());
-//< until 10
-//> stage 10
-    // Drawn on the host, from the one generator, and copied to t's device: the same mask
-    // for the same seed on every device.
-    const Tensor keep = bernoulli(t.shape(), 1 - p, t.dtype()).to(t.device());
-//< stage 10
-    return mul(mul(t, keep), 1.0 / (1.0 - p));
-}
-
-Tensor embedding(const Tensor& weight, const Tensor& indices) {
-    KAEL_CHECK_VALUE(weight.dim() == 2, "embedding expects a weight matrix [V, D], got shape "
-                                            << to_string(weight.shape()));
-    KAEL_CHECK_TYPE(indices.dtype() == DType::I64, "embedding expects int64 indices, got dtype " << indices.dtype());
-    Shape shape = indices.shape();
-    shape.push_back(weight.size(1));
-    return index_select(weight, 0, indices.reshape({-1})).view(shape);
-}
-
-}  // namespace kael

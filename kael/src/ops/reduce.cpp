@@ -10,6 +10,7 @@
 #include <limits>
 #include <type_traits>
 
+#include "ops/native.h"
 #include "kernels/cpu/extreme.h"
 #include "kernels/cpu/integer_math.h"
 #include "kernels/cpu/simd.h"
@@ -29,16 +30,16 @@ namespace {
 
 // What a reduction computes, whatever the input's layout: which dimensions are reduced, the
 // result's shape, how many results and how many elements each one reduces.
-struct Reduction {
+struct ReductionPlan {
     std::vector<bool> reduced;  // one flag per input dimension
     Shape result_shape;         // with or without the kept size-1 dimensions
     std::int64_t outputs;       // how many results
     std::int64_t length;        // how many elements each result reduces
 };
 
-Reduction describe(const Tensor& t, const Dims& dims, bool keepdim) {
+ReductionPlan describe(const Tensor& t, const Dims& dims, bool keepdim) {
     const auto ndim = static_cast<std::size_t>(t.dim());
-    Reduction r{std::vector<bool>(ndim, dims.empty()), {}, 1, 1};
+    ReductionPlan r{std::vector<bool>(ndim, dims.empty()), {}, 1, 1};
     for (const std::int64_t dim : dims) {
         const std::int64_t d = wrap_dim(dim, t.dim());
         if (ndim == 0) {
@@ -65,7 +66,7 @@ Reduction describe(const Tensor& t, const Dims& dims, bool keepdim) {
 }
 
 // The messages show the user's shape, never a rearranged one.
-void check_not_empty(const Tensor& t, const Reduction& r, const char* op) {
+void check_not_empty(const Tensor& t, const ReductionPlan& r, const char* op) {
     KAEL_CHECK_INDEX(r.length > 0 || r.outputs == 0,
                      op << "(): cannot reduce over an empty dimension because the operation has no "
                            "identity; the input has shape " << to_string(t.shape()));
@@ -81,7 +82,7 @@ struct ReductionLoops {
     std::vector<std::int64_t> result_strides;  // in results; 0 along a reduced dimension
 };
 
-ReductionLoops memory_order_loops(const Tensor& t, const Reduction& r) {
+ReductionLoops memory_order_loops(const Tensor& t, const ReductionPlan& r) {
     // Each kept dimension steps through the results in row-major order.
     std::vector<std::int64_t> result_stride(r.reduced.size(), 0);
     std::int64_t step = 1;
@@ -171,7 +172,7 @@ typename Reducer::Acc reduce_strided_run(const T* x, std::int64_t n, std::int64_
 // the serial walk of run_reduction computes, so it does not depend on the thread count.
 // Returns false, having done nothing, for any other layout and for small inputs.
 template <typename T, typename Reducer>
-bool reduce_runs_in_parallel(const Tensor& t, const Reduction& reduction, typename Reducer::Acc* results,
+bool reduce_runs_in_parallel(const Tensor& t, const ReductionPlan& reduction, typename Reducer::Acc* results,
                              const Reducer& r) {
     constexpr std::int64_t kGrainElements = 32768;  // as the element-wise kernels' grain
     if (t.numel() < 2 * kGrainElements) {
@@ -213,7 +214,7 @@ bool reduce_runs_in_parallel(const Tensor& t, const Reduction& reduction, typena
 // adds one element into each of a run of accumulators (it is kept: summing columns, every
 // read still a sweep through memory).
 template <typename T, typename Out, typename Reducer>
-Tensor run_reduction(const Tensor& t, const Reduction& reduction, DType out_dtype, const Reducer& r) {
+Tensor run_reduction(const Tensor& t, const ReductionPlan& reduction, DType out_dtype, const Reducer& r) {
     using Acc = typename Reducer::Acc;
     std::vector<Acc> acc(static_cast<std::size_t>(reduction.outputs), r.init());
 //> until 13
@@ -268,7 +269,7 @@ Tensor run_reduction(const Tensor& t, const Reduction& reduction, DType out_dtyp
 // For the reductions that read each result's elements in index order (the first position
 // of an extreme, the two passes of var): t arranged so that those elements form one
 // contiguous run per result, copied only when t is not already laid out that way.
-Tensor as_runs(const Tensor& t, const Reduction& r) {
+Tensor as_runs(const Tensor& t, const ReductionPlan& r) {
     std::vector<std::int64_t> order;
     for (const bool reduced_pass : {false, true}) {  // kept dimensions first, then reduced
         for (std::size_t i = 0; i < r.reduced.size(); ++i) {
@@ -277,13 +278,13 @@ Tensor as_runs(const Tensor& t, const Reduction& r) {
             }
         }
     }
-    return t.permute(order).contiguous();
+    return native::contiguous(native::permute(t, order));
 }
 //> stage 10
 
 // On a device every reduction reads its input as runs and runs one kernel of cuda/reduce.h
 // over them, writing the results to a new tensor on that device.
-Tensor device_reduction(cuda::ReduceOp op, const Tensor& t, const Reduction& r, DType out_dtype) {
+Tensor device_reduction(cuda::ReduceOp op, const Tensor& t, const ReductionPlan& r, DType out_dtype) {
     Tensor out = empty(r.result_shape, out_dtype, t.device());
     cuda::reduce_runs(op, as_runs(t, r), r.outputs, r.length, out);
     return out;
@@ -386,7 +387,7 @@ template <typename T, bool any> struct TruthReducer {
 DType sum_dtype(DType dtype) { return is_floating_point(dtype) ? dtype : DType::I64; }
 
 Tensor sum_like(const Tensor& t, const Dims& dims, bool keepdim, bool product) {
-    const Reduction reduction = describe(t, dims, keepdim);
+    const ReductionPlan reduction = describe(t, dims, keepdim);
     const DType out_dtype = sum_dtype(t.dtype());
 //> stage 10
     if (detail::on_device(t)) {
@@ -401,7 +402,7 @@ Tensor sum_like(const Tensor& t, const Dims& dims, bool keepdim, bool product) {
 }
 
 template <bool largest> Tensor extreme_values(const Tensor& t, const Dims& dims, bool keepdim, const char* op) {
-    const Reduction reduction = describe(t, dims, keepdim);
+    const ReductionPlan reduction = describe(t, dims, keepdim);
     check_not_empty(t, reduction, op);
 //> stage 10
     if (detail::on_device(t)) {
@@ -414,7 +415,7 @@ template <bool largest> Tensor extreme_values(const Tensor& t, const Dims& dims,
 }
 
 template <bool any> Tensor truth_reduction(const Tensor& t, const Dims& dims, bool keepdim) {
-    const Reduction reduction = describe(t, dims, keepdim);
+    const ReductionPlan reduction = describe(t, dims, keepdim);
 //> stage 10
     if (detail::on_device(t)) {
         return device_reduction(any ? cuda::ReduceOp::Any : cuda::ReduceOp::All, t, reduction, DType::Bool);
@@ -428,7 +429,7 @@ template <bool any> Tensor truth_reduction(const Tensor& t, const Dims& dims, bo
 // The position of the first extreme in each run (the first NaN counts as the extreme).
 template <bool largest> ValuesIndices extreme_positions(const Tensor& t, const Dims& dims, bool keepdim,
                                                         const char* op) {
-    const Reduction plan = describe(t, dims, keepdim);
+    const ReductionPlan plan = describe(t, dims, keepdim);
     check_not_empty(t, plan, op);
 //> stage 10
     if (detail::on_device(t)) {
@@ -510,7 +511,7 @@ Tensor prod(const Tensor& t, const Dims& dims, bool keepdim) {
 
 Tensor mean(const Tensor& t, const Dims& dims, bool keepdim) {
     check_floating(t, "mean");
-    const Reduction reduction = describe(t, dims, keepdim);
+    const ReductionPlan reduction = describe(t, dims, keepdim);
 //> stage 10
     if (detail::on_device(t)) {
         return device_reduction(cuda::ReduceOp::Mean, t, reduction, t.dtype());
@@ -553,7 +554,7 @@ ValuesIndices min(const Tensor& t, std::int64_t dim, bool keepdim) {
 
 Tensor var(const Tensor& t, const Dims& dims, double correction, bool keepdim) {
     check_floating(t, "var");
-    const Reduction plan = describe(t, dims, keepdim);
+    const ReductionPlan plan = describe(t, dims, keepdim);
 //> stage 10
     if (detail::on_device(t)) {
         Tensor result = empty(plan.result_shape, t.dtype(), t.device());
@@ -594,7 +595,7 @@ Tensor var(const Tensor& t, const Dims& dims, double correction, bool keepdim) {
 
 Tensor std(const Tensor& t, const Dims& dims, double correction, bool keepdim) {
     check_floating(t, "std");
-    Tensor v = kael::var(t, dims, correction, keepdim);
+    Tensor v = native::var(t, dims, correction, keepdim);
 //> stage 10
     if (detail::on_device(v)) {
         return detail::device_unary<detail::Dtypes::Floating>(cuda::UnaryOp::Sqrt, v, v.dtype(), "std");
@@ -612,15 +613,15 @@ Tensor std(const Tensor& t, const Dims& dims, double correction, bool keepdim) {
 
 Tensor logsumexp(const Tensor& t, const Dims& dims, bool keepdim) {
     const DType dtype = is_floating_point(t.dtype()) ? t.dtype() : DType::F32;
-    const Reduction plan = describe(t, dims, keepdim);
+    const ReductionPlan plan = describe(t, dims, keepdim);
 //> stage 10
     if (detail::on_device(t)) {
         Tensor result = empty(plan.result_shape, dtype, t.device());
-        cuda::logsumexp(as_runs(t.to(dtype), plan), plan.outputs, plan.length, result);
+        cuda::logsumexp(as_runs(native::to(t, dtype), plan), plan.outputs, plan.length, result);
         return result;
     }
 //< stage 10
-    const Tensor runs = as_runs(t.to(dtype), plan);
+    const Tensor runs = as_runs(native::to(t, dtype), plan);
     Tensor result = empty(plan.result_shape, dtype);
     dispatch_floating(dtype, "logsumexp", [&]<typename T>() {
         const T* in = runs.data_ptr<T>();
@@ -649,17 +650,17 @@ Tensor cumsum(const Tensor& t, std::int64_t dim) {
     const DType dtype = sum_dtype(t.dtype());
     if (t.dim() == 0) {
         (void)wrap_dim(dim, 0);
-        return t.to(dtype).clone();
+        return native::clone(native::to(t, dtype));
     }
     const std::int64_t d = wrap_dim(dim, t.dim());
     // Scan contiguous rows: move `dim` last, scan, and move it back.
-    const Tensor rows = t.to(dtype).transpose(d, -1).contiguous();
+    const Tensor rows = native::contiguous(native::transpose(native::to(t, dtype), d, -1));
     Tensor scanned = empty_like(rows);
     const std::int64_t length = rows.size(-1);
 //> stage 10
     if (detail::on_device(t)) {
         cuda::cumsum(rows, length == 0 ? 0 : rows.numel() / length, length, scanned);
-        return scanned.transpose(d, -1).contiguous();
+        return native::contiguous(native::transpose(scanned, d, -1));
     }
 //< stage 10
     dispatch(dtype, [&]<typename T>() {
@@ -681,23 +682,17 @@ Tensor cumsum(const Tensor& t, std::int64_t dim) {
             }
         }
     });
-    return scanned.transpose(d, -1).contiguous();
+    return native::contiguous(native::transpose(scanned, d, -1));
 }
 
 }  // namespace
 
 namespace kael {
 
-// ---- over every element -------------------------------------------------------------------------
-
-Tensor sum(const Tensor& t) { return sum(t, {}, false); }
-Tensor prod(const Tensor& t) { return prod(t, {}, false); }
-Tensor mean(const Tensor& t) { return mean(t, {}, false); }
-
 // ---- positions -------------------------------------------------------------------------------------
 
-Tensor argmax(const Tensor& t) { return extreme_position<true>(t.reshape({-1}), {0}, false, "argmax"); }
-Tensor argmin(const Tensor& t) { return extreme_position<false>(t.reshape({-1}), {0}, false, "argmin"); }
+Tensor argmax(const Tensor& t) { return extreme_position<true>(native::reshape(t, {-1}), {0}, false, "argmax"); }
+Tensor argmin(const Tensor& t) { return extreme_position<false>(native::reshape(t, {-1}), {0}, false, "argmin"); }
 Tensor argmax(const Tensor& t, std::int64_t dim, bool keepdim) {
     return extreme_position<true>(t, {dim}, keepdim, "argmax");
 }

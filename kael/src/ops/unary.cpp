@@ -5,8 +5,9 @@
 #include <numbers>
 #include <type_traits>
 
+#include "ops/native.h"
 #include "kernels/cpu/clamp.h"
-#include "kernels/cpu/elementwise.h"
+#include "ops/elementwise.h"
 #include "kernels/cpu/fast_exp.h"
 #include "kernels/cpu/fast_tanh.h"
 #include "kernels/cpu/gelu.h"
@@ -135,7 +136,7 @@ Tensor sign(const Tensor& t) {
 //> stage 10
     if (detail::on_device(t)) {
         // Bool is its own sign; the device's unary kernels take no Bool.
-        return t.dtype() == DType::Bool ? t.clone()
+        return t.dtype() == DType::Bool ? native::clone(t)
                                         : detail::device_unary<Dtypes::All>(cuda::UnaryOp::Sign, t, t.dtype(), "sign");
     }
 //< stage 10
@@ -319,9 +320,3 @@ Tensor clamp(const Tensor& t, std::optional<Scalar> min, std::optional<Scalar> m
 }
 
 }  // namespace
-
-namespace kael {
-
-Tensor operator-(const Tensor& t) { return neg(t); }
-
-}  // namespace kael

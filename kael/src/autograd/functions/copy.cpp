@@ -1,4 +1,5 @@
-// The differentiable copies: Tensor::to and Tensor::clone come here (core/tensor.cpp).
+// The differentiable copies: Tensor::to and Tensor::clone come here
+// (autograd/tensor_methods.cpp).
 #include "autograd/functions/function.h"
 #include "ops/native.h"
 

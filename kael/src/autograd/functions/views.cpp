@@ -1,7 +1,8 @@
 // The differentiable views: Tensor::slice and the other methods that make a view come here
-// (core/view.cpp). A view's gradient goes back to its input's shape: a reshape or a
-// transpose of the gradient, or, for a view that picks out part of its input, zeros of the
-// input's shape with the gradient written where the view's elements sit (autograd/views.h).
+// (autograd/tensor_methods.cpp). A view's gradient goes back to its input's shape: a
+// reshape or a transpose of the gradient, or, for a view that picks out part of its input,
+// zeros of the input's shape with the gradient written where the view's elements sit
+// (autograd/views.h).
 #include <cstddef>
 #include <vector>
 
@@ -28,6 +29,16 @@ Tensor as_strided(const Tensor& t, const Shape& shape, const Strides& strides, s
 Tensor view(const Tensor& t, const Shape& shape) {
     return with_view_backward(t, [&] { return native::view(t, shape); }, "ViewBackward",
                               [](const Tensor& grad, const Shape& in) { return grad.reshape(in); });
+}
+
+// A view when the strides allow one, else a view of a copy: either way made of recorded
+// functions, so the gradient needs no formula of its own.
+Tensor reshape(const Tensor& t, const Shape& shape) {
+    const Shape target = infer_size(shape, t.numel());
+    if (view_strides(t.shape(), t.strides(), target)) {
+        return kael::view(t, target);
+    }
+    return kael::view(kael::clone(t), target);
 }
 
 Tensor transpose(const Tensor& t, std::int64_t dim0, std::int64_t dim1) {
