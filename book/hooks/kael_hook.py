@@ -7,6 +7,7 @@ In a page's Markdown:
     {{ code("book/examples/adr_runtime_dtype.cpp", region="dispatch-call") }}  a named region
     {{ code("examples/hello_tensor.cpp") }}                      a whole file
     {{ test("Storage.AlignedTo64Bytes") }}                       a test name, linked to its source
+    {{ test("test_numpy.test_numpy_shares_the_tensors_memory") }}  a pytest function (file.function)
     {{ output("printing") }}                                     what book/examples/printing.cpp
     {{ output("errors", section="bool") }}                       printed when scripts/book ran it
     {{ stage_table() }}                                          the stages and their tags
@@ -14,7 +15,8 @@ In a page's Markdown:
     {{ include("exercises/02-core/allclose/README.md", level=2) }}  the same, its headings
                                                                  moved so the first is ##
     {{ api_reference() }}                                        links to the API reference
-                                                                 of the chapter's headers
+                                                                 of the headers the chapter adds
+    {{ api_reference(changed=["kael/device.h"]) }}               and of headers it changes
     {{ count_tests(suite="AutogradInplace") }}                   how many tests, at the page's
     {{ count_tests(file="tests/test_view.cpp") }}                stage, a suite or a file has
     {{ cell("benchmarks/RESULTS.md", row="softmax", column="kael / libtorch") }}
@@ -407,18 +409,44 @@ def shift_headings(text: str, level: int) -> str:
     return "\n".join(lines)
 
 
+def changed_headers(names: object, stage: int) -> list[str]:
+    """The public headers that `changed=[...]` names ("kael/device.h"), each checked: it
+    exists before the page's stage, and the stage really changes it (its text at the stage
+    differs from its text at the stage before)."""
+    if not isinstance(names, (list, tuple)) or not all(isinstance(n, str) for n in names):
+        raise kael_source.ReferenceError('changed= takes a list of header names: changed=["kael/device.h"]')
+    headers = []
+    for name in names:
+        path = f"kael/include/{name}"
+        if not (ROOT / path).is_file():
+            raise kael_source.ReferenceError(f"changed= names {name}, which is not a public header ({path})")
+        introduced = manifest().introduced_in(path)
+        if introduced >= stage:
+            raise kael_source.ReferenceError(f"changed= names {name}, which stage {introduced} adds: "
+                                             f"{'it is listed as added' if introduced == stage else 'it does not exist yet'}")
+        before = kael_source.read_source(ROOT, path, stage - 1)
+        if kael_source.read_source(ROOT, path, stage) == before:
+            raise kael_source.ReferenceError(f"changed= names {name}, which stage {stage} does not change")
+        headers.append(path)
+    return headers
+
+
 def render_api_reference(args: list, kwargs: dict, page_path: str, stage: int | None,
                          docs_dir: pathlib.Path) -> str:
-    """One line linking the Doxygen page of every public header the page's stage adds.
-    The pages' names come from Doxygen's tag file, so a header without one fails the build."""
+    """One line linking the Doxygen page of every public header the page's stage adds, and
+    of the existing headers it changes that `changed=[...]` names. The pages' names come from
+    Doxygen's tag file, so a header without one fails the build."""
+    changed = kwargs.pop("changed", [])
     if args or kwargs:
-        raise kael_source.ReferenceError("api_reference() takes no arguments")
+        raise kael_source.ReferenceError('api_reference() takes no arguments but changed=["kael/x.h", ...]')
     if stage is None:
         raise kael_source.ReferenceError("api_reference() belongs on a chapter page")
     headers = sorted(p.relative_to(ROOT).as_posix() for p in (ROOT / "kael" / "include").rglob("*.h")
                      if manifest().introduced_in(p.relative_to(ROOT).as_posix()) == stage)
-    if not headers:
-        raise kael_source.ReferenceError(f"stage {stage} adds no public header")
+    changes = changed_headers(changed, stage)
+    if not headers and not changes:
+        raise kael_source.ReferenceError(f"stage {stage} adds no public header; name the ones it changes "
+                                         f'with changed=["kael/x.h", ...]')
     tag = docs_dir / "api" / "kael.tag"
     if not tag.is_file():
         raise kael_source.ReferenceError(f"no API reference in {docs_dir / 'api'} "
@@ -428,16 +456,26 @@ def render_api_reference(args: list, kwargs: dict, page_path: str, stage: int | 
         if compound.get("kind") == "file":
             full = f"{compound.findtext('path')}{compound.findtext('name')}"
             pages[full.replace(os.sep, "/")] = compound.findtext("filename")
-    links = []
-    for header in headers:
-        page = next((f for full, f in pages.items() if full.endswith("/" + header)), None)
-        if page is None:
-            raise kael_source.ReferenceError(f"the API reference has no page for {header}")
-        link = os.path.relpath(f"api/{page}", os.path.dirname(page_path)).replace(os.sep, "/")
-        links.append(f"[`{header.removeprefix('kael/include/')}`]({link})")
+
+    def linked(paths: list[str]) -> str:
+        links = []
+        for header in paths:
+            page = next((f for full, f in pages.items() if full.endswith("/" + header)), None)
+            if page is None:
+                raise kael_source.ReferenceError(f"the API reference has no page for {header}")
+            link = os.path.relpath(f"api/{page}", os.path.dirname(page_path)).replace(os.sep, "/")
+            links.append(f"[`{header.removeprefix('kael/include/')}`]({link})")
+        return ", ".join(links)
+
     index = os.path.relpath("api/index.html", os.path.dirname(page_path)).replace(os.sep, "/")
-    return (f"**API reference** for the headers this chapter adds: {', '.join(links)} "
-            f"([all headers, by stage]({index}#stage-{stage})).")
+    every = f"([all headers, by stage]({index}#stage-{stage}))"
+    if not changes:
+        return f"**API reference** for the headers this chapter adds: {linked(headers)} {every}."
+    if not headers:
+        return (f"**API reference** for the headers this chapter changes (it adds none): "
+                f"{linked(changes)} {every}.")
+    return (f"**API reference** for the headers this chapter adds: {linked(headers)}; and for those it "
+            f"changes: {linked(changes)} {every}.")
 
 
 def render_stage_table(page_path: str) -> str:
@@ -479,7 +517,7 @@ def write_test_pages(docs_dir: pathlib.Path, tests: dict) -> None:
                  f"Every test case in `{path}`, in file order, as the book cites them.\n"]
         for case in sorted(cases, key=lambda c: c.line):
             code = kael_source.extract_test(ROOT, case)
-            language = "cmake" if path.endswith("CMakeLists.txt") else "cpp"
+            language = "cmake" if path.endswith("CMakeLists.txt") else "python" if path.endswith(".py") else "cpp"
             parts.append(f'## {case.full_name} {{#{anchor(case.full_name)}}}\n\n'
                          f'```{language} title="{path}:{case.line}"\n{code}\n```\n')
         name = test_page_name(path)

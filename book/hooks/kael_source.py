@@ -293,6 +293,9 @@ def _dedent(code: str) -> str:
 TEST_DEFINITION = re.compile(r"^\s*TEST(?:_F)?\(\s*(\w+)\s*,\s*(\w+)\s*\)", re.M)
 # CTest tests declared in CMake, such as the package and example output checks.
 CTEST_DEFINITION = re.compile(r"^\s*add_test\(\s*NAME\s+(\w+)\.(\w+)\b", re.M)
+# pytest functions of the Python suites (chapter 10), cited as file.function:
+# test_numpy.test_from_numpy_shares_the_arrays_memory is tests/python/test_numpy.py's.
+PYTEST_DEFINITION = re.compile(r"^def (test_\w+)\(", re.M)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -316,7 +319,8 @@ def find_tests(root: pathlib.Path, stage: int | None = None) -> dict[str, TestCa
     manifest = kael_stages.Manifest.load(root)
     tests: dict[str, TestCase] = {}
     sources = [("tests/**/*.cpp", TEST_DEFINITION), ("exercises/**/test.cpp", TEST_DEFINITION),
-               ("tests/**/CMakeLists.txt", CTEST_DEFINITION), ("examples/**/CMakeLists.txt", CTEST_DEFINITION)]
+               ("tests/**/CMakeLists.txt", CTEST_DEFINITION), ("examples/**/CMakeLists.txt", CTEST_DEFINITION),
+               ("tests/python/test_*.py", PYTEST_DEFINITION)]
     for pattern, definition in sources:
         for file in sorted(root.glob(pattern)):
             text = file.read_text(encoding="utf-8")
@@ -326,10 +330,16 @@ def find_tests(root: pathlib.Path, stage: int | None = None) -> dict[str, TestCa
                 if text is None:
                     continue
             for match in definition.finditer(text):
-                case = TestCase(match.group(1), match.group(2), relative,
-                                text.count("\n", 0, match.start()) + 1)
+                suite, name = (file.stem, match.group(1)) if definition is PYTEST_DEFINITION else match.groups()
+                case = TestCase(suite, name, relative, text.count("\n", 0, match.start()) + 1)
                 tests.setdefault(case.full_name, case)
+            if definition is PYTEST_DEFINITION:  # tests/CMakeLists.txt runs each file as Python.<file>
+                tests.setdefault(f"Python.{file.stem}", TestCase("Python", file.stem, relative, 1))
     return tests
+
+
+def is_pytest(case: TestCase) -> bool:
+    return case.path.endswith(".py")
 
 
 def _text_at_stage(manifest: kael_stages.Manifest, path: str, text: str, stage: int) -> str | None:
@@ -351,6 +361,13 @@ def extract_test(root: pathlib.Path, case: TestCase) -> str:
     lines = text.split("\n")
     start = case.line - 1
     offset = sum(len(line) + 1 for line in lines[:start])
+    if is_pytest(case) and case.suite == "Python":  # the CTest entry of a whole file
+        return f"# ctest -R Python.{case.name} runs every test of {case.path}"
+    if is_pytest(case):  # the function: its def line and every indented line after it
+        end = start + 1
+        while end < len(lines) and (not lines[end].strip() or lines[end].startswith((" ", "\t"))):
+            end += 1
+        return "\n".join(lines[start:end]).rstrip()
     if case.path.endswith("CMakeLists.txt"):
         close = _match_paren(text, text.find("(", offset))
         if close is None:

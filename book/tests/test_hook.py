@@ -442,3 +442,48 @@ def test_a_measurement_needs_its_provenance(tmp_path, monkeypatch):
     render('{{ measured("missing") }}')
     assert "has no measurement 'missing'" in kael_hook._errors[0]
     kael_hook._measurements = None
+
+
+# ---- the API reference ------------------------------------------------------------------
+
+
+def fake_api_reference(docs: pathlib.Path) -> None:
+    """A Doxygen tag file with a page for every public header, as scripts/book makes it."""
+    (docs / "api").mkdir(parents=True)
+    compounds = "".join(
+        f'<compound kind="file"><name>{h.name}</name><path>{h.parent}/</path>'
+        f'<filename>{h.stem}_8h.html</filename></compound>'
+        for h in sorted((ROOT / "kael" / "include").rglob("*.h")))
+    (docs / "api" / "kael.tag").write_text(f"<tagfile>{compounds}</tagfile>")
+
+
+def render_in(markdown, page, docs):
+    kael_hook._errors.clear()
+    return kael_hook.on_page_markdown(markdown, FakePage(page), {"docs_dir": str(docs)}, None)
+
+
+def test_the_api_reference_links_the_headers_a_stage_adds_and_those_it_names_as_changed(tmp_path):
+    fake_api_reference(tmp_path)
+    adds = render_in("{{ api_reference() }}", "chapters/08-caching-allocator.md", tmp_path)
+    assert adds.startswith("**API reference** for the headers this chapter adds: [`kael/allocator.h`]")
+    assert not kael_hook._errors
+    # Stage 10 adds no public header: without changed= there is nothing to link.
+    render_in("{{ api_reference() }}", "chapters/09-cuda-backend.md", tmp_path)
+    assert "stage 10 adds no public header" in kael_hook._errors[0]
+    changes = render_in('{{ api_reference(changed=["kael/error.h"]) }}', "chapters/09-cuda-backend.md", tmp_path)
+    assert changes.startswith("**API reference** for the headers this chapter changes (it adds none): [`kael/error.h`]")
+    assert not kael_hook._errors
+    both = render_in('{{ api_reference(changed=["kael/random.h"]) }}', "chapters/11-small-gpt.md", tmp_path)
+    assert "; and for those it changes: [`kael/random.h`]" in both and "[`kael/nn/gpt.h`]" in both
+
+
+def test_a_header_named_as_changed_must_exist_before_the_stage_and_change_there(tmp_path):
+    fake_api_reference(tmp_path)
+    render_in('{{ api_reference(changed=["kael/shape.h"]) }}', "chapters/09-cuda-backend.md", tmp_path)
+    assert "which stage 10 does not change" in kael_hook._errors[0]
+    render_in('{{ api_reference(changed=["kael/nn/gpt.h"]) }}', "chapters/11-small-gpt.md", tmp_path)
+    assert "which stage 12 adds: it is listed as added" in kael_hook._errors[0]
+    render_in('{{ api_reference(changed=["kael/nosuch.h"]) }}', "chapters/09-cuda-backend.md", tmp_path)
+    assert "not a public header" in kael_hook._errors[0]
+    render_in('{{ api_reference(changed="kael/error.h") }}', "chapters/09-cuda-backend.md", tmp_path)
+    assert "takes a list of header names" in kael_hook._errors[0]
