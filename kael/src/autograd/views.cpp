@@ -6,7 +6,6 @@
 
 #include "autograd/recording.h"
 #include "kael/factory.h"
-#include "kael/ops/indexing.h"
 #include "kael/view.h"
 #include "ops/native.h"
 

@@ -4,7 +4,6 @@
 
 #include <algorithm>
 #include <memory>
-#include <numeric>
 #include <utility>
 
 #include "core/native.h"

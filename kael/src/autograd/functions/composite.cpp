@@ -14,9 +14,6 @@
 #include "kael/kernels.h"
 #include "kael/ops.h"
 #include "kael/random.h"
-//> stage 10
-#include "kael/device.h"
-//< stage 10
 
 namespace kael {
 
