@@ -153,16 +153,44 @@ TEST(CachingAllocator, EmptyCacheFreesCachedBlocksOnly) {
 TEST(CachingAllocator, TheLimitIsOneGibibyteOfCachedBlocks) {
     BlockCache cache = fake_cache();
     const std::int64_t gib = kael::detail::kMaxCachedBytes;
-    std::byte* big = cache.allocate(gib);
-    std::byte* small = cache.allocate(512);
-    cache.release(big, gib);  // exactly at the limit: kept
+    cache.release(cache.allocate(gib), gib);  // exactly at the limit: kept
     EXPECT_EQ(cache.stats().cached_bytes, gib);
     EXPECT_EQ(FakeSystem::frees, 0);
-    cache.release(small, 512);  // one block past it: freed
+    std::byte* small = cache.allocate(512);  // no cached block of 512: a miss
+    cache.release(small, 512);               // one block past the limit: freed
     EXPECT_EQ(cache.stats().cached_bytes, gib);
     EXPECT_EQ(FakeSystem::frees, 1);
     EXPECT_EQ(cache.stats().reserved_bytes, gib);
 }
+//> stage 13
+
+TEST(CachingAllocator, TheLimitGrowsToTheMostEverInUseAtOnce) {
+    BlockCache cache = fake_cache();
+    const std::int64_t gib = kael::detail::kMaxCachedBytes;
+    std::vector<std::byte*> blocks;
+    for (int i = 0; i < 3; ++i) {
+        blocks.push_back(cache.allocate(gib));  // 3 GiB in use at once
+    }
+    cache.reset_peak();  // the reported peak starts over; the high-water mark does not
+    for (std::byte* block : blocks) {
+        cache.release(block, gib);
+    }
+    EXPECT_EQ(cache.stats().cached_bytes, 3 * gib);  // all kept: the limit is now 3 GiB
+    EXPECT_EQ(FakeSystem::frees, 0);
+    for (int i = 0; i < 3; ++i) {
+        EXPECT_NE(cache.allocate(gib), nullptr);  // and the next step finds them all again
+    }
+    EXPECT_EQ(cache.stats().hits, 3);
+    EXPECT_EQ(FakeSystem::allocations, 3);
+    for (std::byte* block : blocks) {
+        cache.release(block, gib);
+    }
+    // Past the high-water mark the cache frees again: never more cached than that.
+    cache.release(cache.allocate(512), 512);
+    EXPECT_EQ(cache.stats().cached_bytes, 3 * gib);
+    EXPECT_EQ(FakeSystem::frees, 1);
+}
+//< stage 13
 
 TEST(CachingAllocator, ADisabledCacheFreesEveryReleaseAndEnablingAgainKeepsThem) {
     BlockCache cache = fake_cache(kael::detail::kMaxCachedBytes, /*enabled=*/false);

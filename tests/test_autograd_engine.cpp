@@ -159,6 +159,44 @@ TEST(AccumulateGrad, GradientIsLaidOutLikeATransposedLeaf) {
     EXPECT_EQ(values<double>(*x.grad()), (std::vector<double>{2, 2, 2, 2, 2, 2}));
 }
 
+TEST(AccumulateGrad, AGradientNobodyElseHoldsIsKeptWithoutACopy) {
+    Tensor w = leaf({1, 2, 3});
+    const void* computed = nullptr;  // the address of the gradient MulBackward computed
+    const Tensor product = w * 3.0;
+    w.register_hook([&](const Tensor& grad) -> std::optional<Tensor> {
+        computed = grad.data_ptr_raw();  // an address, not a handle: the leaf may still keep it
+        return std::nullopt;
+    });
+    product.sum().backward();
+    ASSERT_NE(computed, nullptr);
+    EXPECT_EQ(w.grad()->data_ptr_raw(), computed);
+    EXPECT_EQ(values<double>(*w.grad()), (std::vector<double>{3, 3, 3}));
+}
+
+TEST(AutogradEngine, ATensorUsedTwiceSumsItsGradientsInPlaceOnlyWhereNobodyElseSeesThem) {
+    // exp's output feeds two products: their gradients, fresh tensors, are added in place.
+    Tensor x = leaf({0, 1});
+    const Tensor e = x.exp();
+    ((e * 2.0) + (e * 3.0)).sum().backward();
+    EXPECT_NEAR(values<double>(*x.grad())[0], 5.0, 1e-12);
+    EXPECT_NEAR(values<double>(*x.grad())[1], 5.0 * std::exp(1.0), 1e-12);
+    // Add's formula hands the caller's own gradient to both operands of y + y: the first
+    // one held in the buffer is the caller's tensor, which must not change.
+    Tensor y = leaf({1, 2});
+    const Tensor g = from_vector<double>({1, 1});
+    (y + y).backward(g);
+    EXPECT_EQ(values<double>(g), (std::vector<double>{1, 1}));
+    EXPECT_EQ(values<double>(*y.grad()), (std::vector<double>{2, 2}));
+    // With create_graph the sum is recorded, out of place, and differentiates again.
+    Tensor z = leaf({3});
+    const Tensor z_squared = z * z;
+    const std::vector<std::optional<Tensor>> first =
+        kael::autograd::grad({z_squared + z_squared}, {z}, {}, std::nullopt, /*create_graph=*/true);
+    EXPECT_EQ(values<double>(*first[0]), (std::vector<double>{12}));
+    first[0]->backward();
+    EXPECT_EQ(values<double>(*z.grad()), (std::vector<double>{4}));
+}
+
 TEST(AutogradEngine, NonScalarOutputNeedsAGradient) {
     Tensor x = leaf({1, 2});
     const Tensor y = x * 2;

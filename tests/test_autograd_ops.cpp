@@ -408,6 +408,33 @@ TEST(GradcheckNn, EmbeddingAccumulatesRepeatedRows) {
     check([&](const Inputs& x) { return kael::embedding(x[0], indices); }, {{4, 2}});
 }
 
+TEST(GradcheckNn, EmbeddingGradientIsTheSameWhetherTheBackwardIsRecordedOrNot) {
+    // Without create_graph the rows are added in place into fresh zeros; with it, through
+    // scatter_add, which records. Both add the repeated rows in the same order.
+    const Tensor indices = kael::from_vector<std::int64_t>({5, 0, 5, 2, 5, 0}, {2, 3});
+    Tensor weight = kael::randn({6, 4}).requires_grad_();
+    const Tensor out = kael::embedding(weight, indices);
+    const Tensor upstream = kael::randn(out.shape());
+    const Tensor plain = *kael::autograd::grad({out}, {weight}, {upstream}, /*retain_graph=*/true)[0];
+    const Tensor recorded = *kael::autograd::grad({out}, {weight}, {upstream}, true, /*create_graph=*/true)[0];
+    EXPECT_EQ(values<float>(plain), values<float>(recorded));
+}
+
+TEST(GradcheckLinalg, ABatchTimesOneMatrixSumsTheBatchInsideOneProduct) {
+    // [2, 3, 4, 5] x [5, 2]: the weight's gradient is every row of every batch at once.
+    const Tensor x = kael::randn({2, 3, 4, 5}, DType::F64);
+    Tensor w = kael::randn({5, 2}, DType::F64).requires_grad_();
+    const Tensor upstream = kael::randn({2, 3, 4, 2}, DType::F64);
+    kael::matmul(x, w).backward(upstream);
+    const Tensor expected = kael::matmul(x.reshape({24, 5}).mT(), upstream.reshape({24, 2}));
+    EXPECT_TRUE(kael::allclose(*w.grad(), expected, 1e-12, 1e-12));
+    // A weight stored transposed (a Linear's x @ W^T) gets its gradient in its own layout.
+    Tensor stored = kael::randn({2, 5}, DType::F64).requires_grad_();
+    kael::matmul(x, stored.mT()).backward(upstream);
+    EXPECT_TRUE(stored.grad()->is_contiguous());
+    EXPECT_TRUE(kael::allclose(*stored.grad(), expected.mT(), 1e-12, 1e-12));
+}
+
 TEST(GradcheckNn, DropoutScalesTheKeptGradient) {
     kael::manual_seed(11);
     Tensor x = kael::ones({1000}, DType::F64);

@@ -89,6 +89,42 @@ TEST(OptimAdam, StepsFollowTheBiasCorrectedFormula) {
     }
 }
 
+// A parameter that is a transposed view (a GPT-2 Conv1D weight as load_gpt2 gives it) fills
+// its memory exactly, as does its gradient: the fused step walks both in memory order, with
+// the state laid out alike, and must give what it gives a contiguous copy, to the bit.
+TEST(OptimAdam, ATransposedParameterStepsExactlyAsAContiguousCopy) {
+    kael::manual_seed(1);
+    const Tensor start = kael::randn({6, 4});
+    const Tensor scale = kael::randn({4, 6});
+    Tensor transposed = start.clone().mT().detach().requires_grad_();  // [4, 6], strides {1, 4}
+    Tensor plain = transposed.detach().contiguous().requires_grad_();
+    ASSERT_FALSE(transposed.is_contiguous());
+    kael::optim::AdamW first({transposed}, kael::optim::AdamW::default_options());
+    kael::optim::AdamW second({plain}, kael::optim::AdamW::default_options());
+    const auto step = [&](kael::optim::AdamW& optimizer, const Tensor& p) {
+        optimizer.zero_grad();
+        kael::sum(kael::mul(kael::mul(p, scale), kael::mul(p, scale))).backward();
+        optimizer.step();
+    };
+    for (int i = 0; i < 3; ++i) {
+        step(first, transposed);
+        step(second, plain);
+    }
+    EXPECT_EQ(values<float>(transposed.contiguous()), values<float>(plain));
+    EXPECT_EQ(first.state(0).exp_avg->strides(), transposed.strides());
+    EXPECT_EQ(first.state(0).exp_avg_sq->strides(), transposed.strides());
+    // A state dict stores the state as it is; loaded into another transposed parameter, the
+    // state comes back in the parameter's layout and the steps go on as before.
+    Tensor resumed = transposed.detach().clone().mT().contiguous().mT().requires_grad_();
+    ASSERT_EQ(resumed.strides(), transposed.strides());
+    kael::optim::AdamW reloaded({resumed}, kael::optim::AdamW::default_options());
+    reloaded.load_state_dict(first.state_dict());
+    step(first, transposed);
+    step(reloaded, resumed);
+    EXPECT_EQ(values<float>(resumed.contiguous()), values<float>(transposed.contiguous()));
+    EXPECT_EQ(reloaded.state(0).exp_avg->strides(), resumed.strides());
+}
+
 TEST(OptimAdam, AdamWDecaysTheParameterNotTheGradient) {
     kael::optim::AdamOptions options = kael::optim::AdamW::default_options();
     EXPECT_EQ(options.weight_decay, 1e-2);

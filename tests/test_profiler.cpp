@@ -85,7 +85,7 @@ TEST(Profiler, BackwardNodesAndInPlaceOperationsAreRecorded) {
     const Tensor w = kael::ones({3}).requires_grad_();
     Tensor buffer = kael::zeros({3});
     Profiler profiler;
-    kael::mul(w, w).sum().backward();
+    kael::mul(w, kael::full({3}, 2.0)).sum().backward();  // w used once: the engine adds nothing up
     buffer.add_(kael::ones({3}));
     profiler.stop();
     const std::vector<ProfileEvent> mul_backward = named(profiler, "MulBackward");
@@ -95,6 +95,23 @@ TEST(Profiler, BackwardNodesAndInPlaceOperationsAreRecorded) {
     ASSERT_EQ(add.size(), 1U);
     EXPECT_EQ(add[0].kind, "in-place");
     EXPECT_EQ(add[0].shapes, (std::vector<kael::Shape>{{3}}));
+}
+
+TEST(Profiler, ABatchTimesAWeightTakesTheWeightGradientFromOneProduct) {
+    // A Linear on [B, T, C]: the weight's gradient is one [C, B*T] x [B*T, N] product, with
+    // no [B, C, N] of per-batch gradients to sum afterwards (chapter 07).
+    const Tensor x = kael::randn({4, 8, 16}).requires_grad_();
+    const Tensor w = kael::randn({16, 5}).requires_grad_();
+    const Tensor loss = kael::matmul(x, w).sum();
+    Profiler profiler;
+    loss.backward();
+    profiler.stop();
+    const std::vector<ProfileEvent> products = named(profiler, "matmul");
+    ASSERT_EQ(products.size(), 2U);  // d/dx and d/dw, nothing per batch element
+    EXPECT_EQ(products[0].shapes, (std::vector<kael::Shape>{{4, 8, 5}, {5, 16}}));  // d/dx = g w^T
+    EXPECT_EQ(products[1].shapes, (std::vector<kael::Shape>{{16, 32}, {32, 5}}));   // d/dw = x^T g, 32 rows
+    EXPECT_TRUE(named(profiler, "sum").empty());
+    EXPECT_EQ(w.grad()->shape(), (kael::Shape{16, 5}));
 }
 
 TEST(Profiler, TheSummaryAddsUpByNameLargestTotalFirst) {

@@ -65,7 +65,15 @@ Grads AccumulateGrad::apply(Grads grads) {
     const Tensor leaf = ImplAccess::wrap(leaf_);
     // The engine converted the gradient to the leaf's dtype at the time of the forward
     // pass; a move_to_ since then changed what the leaf is.
-    Tensor grad = std::move(*grads.at(0)).to(leaf.dtype()).to(leaf.device());
+    // Taken out of the list, so that the handle here is the only one the engine had: a
+    // gradient nobody else holds is kept as it is, without a copy.
+    Tensor grad = *std::exchange(grads.at(0), std::nullopt);
+    if (grad.dtype() != leaf.dtype()) {
+        grad = grad.to(leaf.dtype());
+    }
+    if (grad.device() != leaf.device()) {
+        grad = grad.to(leaf.device());
+    }
     AutogradMeta& meta = *meta_of(*leaf_);
     const std::lock_guard<std::recursive_mutex> lock(meta.mutex);
     if (!meta.grad) {

@@ -21,6 +21,8 @@
 #include "kael/error.h"
 #include "kael/factory.h"
 #include "kael/ops/binary.h"
+#include "kael/view.h"
+#include "ops/native.h"
 //> stage 14
 #include "kael/profiler.h"
 //< stage 14
@@ -176,7 +178,25 @@ private:
             buffer.resize(edge.input_nr + 1);
         }
         std::optional<Tensor>& slot = buffer[edge.input_nr];
-        slot = slot ? add(*slot, grad) : std::move(grad);  // a tensor used twice gets the sum
+        if (!slot) {
+            slot = std::move(grad);
+        } else if (can_add_in_place(*slot)) {
+            native::add_(*slot, grad, 1);  // a tensor used twice gets the sum
+        } else {
+            slot = add(*slot, grad);
+        }
+    }
+
+    // The first gradient of a tensor used twice may take the second in place when nothing
+    // else can see it: the backward is not recorded (grad mode off), the buffer's handle is
+    // the only one to it and to its memory (not a view of another gradient, not saved by
+    // any node), and it fills its memory exactly (not an expanded view). PyTorch's input
+    // buffer adds in place under the same conditions; out of place, the GPT-2 token
+    // embedding's two gradients would cost a third [50257, 768] array every step.
+    static bool can_add_in_place(const Tensor& buffered) {
+        const auto& storage = buffered.impl()->storage;
+        return !is_grad_enabled() && buffered.use_count() == 1 && storage.use_count() == 1 &&
+               storage->nbytes() == buffered.nbytes() && is_non_overlapping_and_dense(buffered);
     }
 
     Grads take_buffer(Node* node) {

@@ -125,6 +125,25 @@ Tensor& neg_(Tensor& self);
 // gelu'(x) (order 1) or gelu''(x) (order 2) at every element, for the approximation named
 // as gelu() names it.
 Tensor gelu_derivative(const Tensor& x, std::string_view approximate, int order);
+// index_select's gradient: zeros of the input's `shape`, with slice j of `grad` along `dim`
+// added to slice positions[j] (1-d, int64, already checked by the forward), in place.
+Tensor index_select_backward(const Tensor& grad, const Shape& shape, std::int64_t dim, const Tensor& positions);
+//> stage 13
+// Cross entropy of [N, C] logits against class indices [N], fused (ops/nn.cpp): the reduced
+// loss, as cross_entropy gives it, each row's log_sum = log sum_j e^x_ij, and how many
+// targets were not ignore_index.
+struct CrossEntropyRows {
+    Tensor loss;
+    Tensor log_sums;
+    std::int64_t used;
+};
+CrossEntropyRows cross_entropy_rows(const Tensor& logits, const Tensor& target, Reduction reduction,
+                                    std::int64_t ignore_index);
+// Its gradient for the logits: row_grads[i] (d total / d loss_i) times
+// e^(x_ij - log_sum_i) - [j = target_i]; zero on rows whose target is ignore_index.
+Tensor cross_entropy_rows_backward(const Tensor& logits, const Tensor& target, const Tensor& log_sums,
+                                   const Tensor& row_grads, std::int64_t ignore_index);
+//< stage 13
 //> stage 12
 
 // ---- attention (ops/attention.cpp) ------------------------------------------------------------

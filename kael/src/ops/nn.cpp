@@ -4,6 +4,9 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+//> stage 13
+#include <vector>
+//< stage 13
 
 #include "ops/native.h"
 #include "kernels/cpu/fast_exp.h"
@@ -363,5 +366,103 @@ Tensor layer_norm(const Tensor& t, const Shape& normalized_shape, const std::opt
     });
     return out;
 }
+
+//> stage 13
+
+// ---- cross entropy over the rows of [N, C] logits, fused (chapter 12) ----------------------
+// log_softmax then nll_loss writes N x C log-probabilities to read one per row, and their
+// backward passes write three more arrays of that size: for GPT-2's 50,257 classes, a
+// tenth of a training step went there. Fused, the forward reads each row once (its
+// maximum, then the sum of its exponentials in a scratch row, exactly as log_softmax
+// computes them, so the losses are the same to the bit) and keeps one number per row,
+// log_sum_i = max_i + log sum_j e^(x_ij - max_i); the backward writes the gradient in one
+// pass: d loss_i / d x_ij = e^(x_ij - log_sum_i) - [j = target_i].
+
+// The class indices, checked on the calling thread (the rows then run in parallel): the
+// targets that are not ignore_index must be in [0, classes).
+std::int64_t count_used_targets(const Tensor& targets, std::int64_t classes, std::int64_t ignore_index) {
+    const std::int64_t* label = targets.data_ptr<std::int64_t>();
+    std::int64_t used = 0;
+    for (std::int64_t i = 0; i < targets.numel(); ++i) {
+        if (label[i] == ignore_index) {
+            continue;
+        }
+        KAEL_CHECK_INDEX(label[i] >= 0 && label[i] < classes,
+                         "target " << label[i] << " is out of bounds for " << classes << " classes");
+        ++used;
+    }
+    return used;
+}
+
+CrossEntropyRows cross_entropy_rows(const Tensor& logits, const Tensor& target, Reduction reduction,
+                                    std::int64_t ignore_index) {
+    KAEL_CHECK_TYPE(target.dtype() == DType::I64,
+                    "nll_loss expects int64 class indices as target, got dtype " << target.dtype());
+    KAEL_CHECK_VALUE(logits.dim() == 2 && target.dim() == 1 && target.size(0) == logits.size(0),
+                     "cross_entropy_rows: expected logits [N, C] and target [N], got "
+                         << to_string(logits.shape()) << " and " << to_string(target.shape()));
+    const Tensor rows = native::contiguous(logits);
+    const Tensor targets = native::contiguous(target);
+    const std::int64_t count = rows.size(0);
+    const std::int64_t classes = rows.size(1);
+    const std::int64_t used = count_used_targets(targets, classes, ignore_index);
+    Tensor losses = empty({count}, rows.dtype());
+    Tensor log_sums = empty({count}, rows.dtype());
+    dispatch_floating(rows.dtype(), "cross_entropy", [&]<typename T>() {
+        const T* x = rows.data_ptr<T>();
+        const std::int64_t* label = targets.data_ptr<std::int64_t>();
+        T* loss = losses.data_ptr<T>();
+        T* log_sum = log_sums.data_ptr<T>();
+        parallel_for(0, count, rows_per_piece(classes), [&](std::int64_t first, std::int64_t end) {
+            std::vector<T> exponentials(static_cast<std::size_t>(classes));
+            for (std::int64_t i = first; i < end; ++i) {
+                const T* row = x + i * classes;
+                const T largest = row_max(row, classes);
+                for (std::int64_t j = 0; j < classes; ++j) {
+                    exponentials[static_cast<std::size_t>(j)] = detail::exponential_nonpositive(row[j] - largest);
+                }
+                log_sum[i] = static_cast<T>(static_cast<double>(largest) + std::log(row_sum(exponentials.data(), classes)));
+                loss[i] = label[i] == ignore_index ? T{0} : -(row[label[i]] - log_sum[i]);
+            }
+        });
+    });
+    return {reduce_losses(losses, used, reduction, target.shape(), rows.dtype()), log_sums, used};
+}
+
+Tensor cross_entropy_rows_backward(const Tensor& logits, const Tensor& target, const Tensor& log_sums,
+                                   const Tensor& row_grads, std::int64_t ignore_index) {
+    const Tensor rows = native::contiguous(logits);
+    const Tensor targets = native::contiguous(target);
+    const Tensor sums = native::contiguous(log_sums);
+    const Tensor weights = native::contiguous(row_grads);
+    const std::int64_t count = rows.size(0);
+    const std::int64_t classes = rows.size(1);
+    Tensor grad = empty_like(rows);
+    dispatch_floating(rows.dtype(), "cross_entropy_backward", [&]<typename T>() {
+        const T* x = rows.data_ptr<T>();
+        const std::int64_t* label = targets.data_ptr<std::int64_t>();
+        const T* log_sum = sums.data_ptr<T>();
+        const T* weight = weights.data_ptr<T>();
+        T* out = grad.data_ptr<T>();
+        parallel_for(0, count, rows_per_piece(classes), [&](std::int64_t first, std::int64_t end) {
+            for (std::int64_t i = first; i < end; ++i) {
+                T* const result = out + i * classes;
+                if (label[i] == ignore_index) {
+                    std::fill_n(result, classes, T{0});
+                    continue;
+                }
+                const T* const row = x + i * classes;
+                const T w = weight[i];
+                const T shift = log_sum[i];
+                for (std::int64_t j = 0; j < classes; ++j) {
+                    result[j] = w * detail::exponential(row[j] - shift);
+                }
+                result[label[i]] -= w;
+            }
+        });
+    });
+    return grad;
+}
+//< stage 13
 
 }  // namespace

@@ -10,6 +10,10 @@
 #include "kael/ops/binary.h"
 #include "kael/ops/unary.h"
 #include "kael/optim/state_dict.h"
+#include "kael/view.h"
+//> stage 13
+#include "kael/parallel.h"
+//< stage 13
 
 namespace kael::optim {
 
@@ -96,11 +100,52 @@ void update_fused(T* p, const T* g, T* m, T* v, T* max_v, std::int64_t n, const 
     }
 }
 
-// The fused loop needs every array on the CPU, contiguous and of one dtype; a parameter
-// that is a view or lives on another device takes the tensor path.
-bool can_fuse(const Tensor& p, const Tensor& grad) {
-    return p.device() == Device::CPU && p.is_contiguous() && grad.is_contiguous() && grad.dtype() == p.dtype() &&
-           grad.device() == Device::CPU;
+// The fused loop walks the four arrays in memory order, not index order, so it needs them
+// on the CPU, of one dtype, each filling its block of memory exactly (no gaps, no
+// overlaps: non-overlapping and dense) and all laid out alike, so that the i-th float in
+// memory is the same element in each. A contiguous parameter qualifies, and so does a
+// transposed one, such as a GPT-2 Conv1D weight loaded as a view of the file: its
+// gradient is laid out like it (AccumulateGrad's contract) and its state is created so.
+// Any other parameter (a slice of a larger tensor, one on a device) takes the tensor path.
+bool fusable(const Tensor& p) { return p.device() == Device::CPU && is_non_overlapping_and_dense(p); }
+
+bool laid_out_like(const Tensor& t, const Tensor& p) {
+    if (t.dtype() != p.dtype() || t.device() != p.device() || !is_non_overlapping_and_dense(t)) {
+        return false;
+    }
+    for (std::int64_t d = 0; d < p.dim(); ++d) {
+        if (p.size(d) > 1 && t.stride(d) != p.stride(d)) {
+            return false;  // a size-1 dimension is never stepped along, so its stride is free
+        }
+    }
+    return true;
+}
+
+// A tensor with p's shape, dtype and strides (p non-overlapping and dense): the layout the
+// optimizer keeps its state in, as PyTorch's zeros_like(p) preserves a dense layout.
+Tensor empty_laid_out_like(const Tensor& p) {
+    return as_strided(empty({p.numel()}, p.dtype(), p.device()), p.shape(), p.strides(), 0);
+}
+
+// `t` itself when it is laid out like p, or a copy that is (one pass, for a gradient or a
+// loaded state that came in another layout).
+Tensor relaid_like(const Tensor& t, const Tensor& p) {
+    if (laid_out_like(t, p)) {
+        return t;
+    }
+    Tensor copy = empty_laid_out_like(p);
+    copy.copy_(t);
+    return copy;
+}
+
+// zeros_like(p), in p's layout when the fused loop can use it.
+Tensor zero_state(const Tensor& p) {
+    if (!fusable(p)) {
+        return zeros_like(p);
+    }
+    Tensor state = empty_laid_out_like(p);
+    state.zero_();
+    return state;
 }
 
 }  // namespace
@@ -124,10 +169,10 @@ void Adam::step() {
         const Tensor g = options_.maximize ? neg(*grad) : *grad;
         AdamParameterState& state = state_[i];
         if (!state.exp_avg) {
-            state.exp_avg = zeros_like(p);
-            state.exp_avg_sq = zeros_like(p);
+            state.exp_avg = zero_state(p);
+            state.exp_avg_sq = zero_state(p);
             if (options_.amsgrad) {
-                state.max_exp_avg_sq = zeros_like(p);
+                state.max_exp_avg_sq = zero_state(p);
             }
         }
         const auto t = static_cast<double>(++state.step);
@@ -140,16 +185,38 @@ void Adam::step() {
                          options_.amsgrad,
                          learning_rate_ / (1 - std::pow(options_.beta1, t)),
                          std::sqrt(1 - std::pow(options_.beta2, t))};
-        if (can_fuse(p, g)) {
+        if (fusable(p)) {
+            // A gradient or a loaded state in another layout is copied into p's once.
+            const Tensor grad_in_layout = relaid_like(g, p);
+            state.exp_avg = relaid_like(*state.exp_avg, p);
+            state.exp_avg_sq = relaid_like(*state.exp_avg_sq, p);
+            if (options_.amsgrad) {
+                state.max_exp_avg_sq = relaid_like(*state.max_exp_avg_sq, p);
+            }
             dispatch_floating(p.dtype(), "Adam", [&]<typename T>() {
+                T* const param = p.data_ptr<T>();
+                const T* const grad_data = grad_in_layout.data_ptr<T>();
                 T* const m = state.exp_avg->data_ptr<T>();
                 T* const v = state.exp_avg_sq->data_ptr<T>();
-                if (options_.amsgrad) {
-                    update_fused<T, true>(p.data_ptr<T>(), g.data_ptr<T>(), m, v,
-                                          state.max_exp_avg_sq->data_ptr<T>(), p.numel(), c);
-                } else {
-                    update_fused<T, false>(p.data_ptr<T>(), g.data_ptr<T>(), m, v, nullptr, p.numel(), c);
-                }
+                T* const max_v = options_.amsgrad ? state.max_exp_avg_sq->data_ptr<T>() : nullptr;
+                const auto update = [&](std::int64_t begin, std::int64_t end) {
+                    if (options_.amsgrad) {
+                        update_fused<T, true>(param + begin, grad_data + begin, m + begin, v + begin, max_v + begin,
+                                              end - begin, c);
+                    } else {
+                        update_fused<T, false>(param + begin, grad_data + begin, m + begin, v + begin, nullptr,
+                                               end - begin, c);
+                    }
+                };
+//> until 13
+//|                 update(0, p.numel());
+//< until 13
+//> stage 13
+                // Every element's update is independent of the others: the pieces of a
+                // parallel loop compute exactly what one pass would (chapter 12).
+                constexpr std::int64_t kGrain = 1 << 15;
+                parallel_for(0, p.numel(), kGrain, update);
+//< stage 13
             });
             // The parameter changed without an operation that would count it: bump its
             // version so a graph that saved the old value refuses to use it.

@@ -14,6 +14,9 @@
 #include "kael/kernels.h"
 #include "kael/ops.h"
 #include "kael/random.h"
+//> stage 13
+#include "autograd/functions/cross_entropy.h"
+//< stage 13
 
 namespace kael {
 
@@ -48,6 +51,11 @@ Tensor mean(const Tensor& t) { return mean(t, {}, false); }
 
 Tensor cross_entropy(const Tensor& logits, const Tensor& target, Reduction reduction, std::int64_t ignore_index) {
     KAEL_CHECK_VALUE(logits.dim() >= 1, "cross_entropy expects logits of shape [C], [N, C] or [N, C, d1, ...]");
+//> stage 13
+    if (autograd::fused_cross_entropy_applies(logits, target)) {
+        return autograd::fused_cross_entropy(logits, target, reduction, ignore_index);  // chapter 12
+    }
+//< stage 13
     return nll_loss(log_softmax(logits, logits.dim() >= 2 ? 1 : 0), target, reduction, ignore_index);
 }
 

@@ -41,6 +41,10 @@ Tensor index_select(const Tensor& t, std::int64_t dim, const Tensor& index) {
             }
             const std::int64_t d = wrap_dim(dim, static_cast<std::int64_t>(shape.size()));
             const Tensor positions = saved.unpack(node).reshape({-1});
+            if (!autograd::is_grad_enabled()) {
+                // Not recorded (no create_graph): added in place into fresh zeros, one pass.
+                return Grads{native::index_select_backward(grad, shape, d, positions)};
+            }
             Shape along(grad.shape().size(), 1);
             along[static_cast<std::size_t>(d)] = positions.numel();
             return Grads{scatter_add(zeros(shape, grad.dtype(), grad.device()), d, positions.view(along).expand(grad.shape()), grad)};

@@ -25,6 +25,24 @@ Tensor product_in_layout_of(const Tensor& p, const Tensor& q, const Tensor& like
 }
 
 //< stage 8
+// d/dB of a batch of matrices times one matrix, [..., M, K] x [K, N] (a Linear applied to
+// [B, T, C]): the forward folded the batch into the rows of one product, and so does this
+// gradient. One [K, rows] x [rows, N] product sums over the batch inside the GEMM; the
+// general rule would compute one [K, N] gradient per batch element and add them up after,
+// which for GPT-2's tied head is a [B, 768, 50257] temporary (PyTorch's linear backward
+// folds the same way).
+Tensor folded_right_gradient(const Tensor& left, const Tensor& g, [[maybe_unused]] const Tensor& right) {
+    const std::int64_t rows = numel(Shape(left.shape().begin(), left.shape().end() - 1));
+    const Tensor left_rows = left.reshape({rows, left.size(-1)});
+    const Tensor grad_rows = g.reshape({rows, g.size(-1)});
+//> until 8
+//|     return matmul(left_rows.mT(), grad_rows);
+//< until 8
+//> stage 8
+    return product_in_layout_of(left_rows.mT(), grad_rows, right);
+//< stage 8
+}
+
 // The gradients of a matrix product, for every rank combination. A 1-d operand is made a
 // matrix first (a row on the left, a column on the right) and the gradient gets the same
 // extra dimension, so one rule covers dot, matrix-vector and batched products:
@@ -46,7 +64,9 @@ Grads matmul_backward(const Tensor& grad, const Tensor& x, const Tensor& y, Node
         grads[0] = autograd::sum_to(product_in_layout_of(g, right.mT(), left), left.shape()).reshape(x.shape());
 //< stage 8
     }
-    if (node.needs_input_grad(1)) {
+    if (node.needs_input_grad(1) && right.dim() == 2 && left.dim() > 2) {
+        grads[1] = folded_right_gradient(left, g, right).reshape(y.shape());
+    } else if (node.needs_input_grad(1)) {
 //> until 8
 //|         grads[1] = autograd::sum_to(matmul(left.mT(), g), right.shape()).reshape(y.shape());
 //< until 8
