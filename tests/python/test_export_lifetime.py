@@ -167,6 +167,9 @@ def test_bool_arrays_with_other_bytes_are_refused_and_copied_as_truth_values():
     assert copied.to(kael.int64).tolist() == [0, 1, 1, 1]  # each element is the byte 0 or 1
     strided = np.array([[2, 0], [0, 3]], dtype=np.uint8).view(np.bool_).T
     assert kael.tensor(strided).tolist() == [[True, False], [False, True]]
+    for zero_d in (np.array(True), np.array(2, dtype=np.uint8).view(np.bool_)):
+        scalar = kael.tensor(zero_d)  # a 0-d array stays 0-d, as in torch.tensor
+        assert scalar.shape == () and scalar.item() is True
     clean = np.array([True, False])
     shared = kael.from_numpy(clean)
     clean[1] = True

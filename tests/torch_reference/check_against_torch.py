@@ -960,8 +960,12 @@ def optimizer_cases():
             start = tensor((3, 4), dtype)
             grads = tensor((6, 3, 4), dtype)
             out.append(Case("optimize", [start, grads], params, reference(name, options)))
-            if name != "sgd":  # a parameter stored transposed takes Adam's tensor path, not its loop
-                out.append(Case("optimize", [start, grads], {**params, "strided": "1"}, reference(name, options)))
+            if name != "sgd":
+                # A parameter with gaps takes Adam's tensor path; one stored transposed, the
+                # fused loop in memory order.
+                for strided in ("1", "2"):
+                    out.append(Case("optimize", [start, grads], {**params, "strided": strided},
+                                    reference(name, options)))
     # Refusals on both sides: a negative learning rate, Nesterov without momentum, beta of 1.
     for name, options in (("sgd", {"lr": -0.1}), ("sgd", {"lr": 0.1, "nesterov": True}),
                           ("adam", {"lr": 0.1, "betas": (1.0, 0.999)}), ("adamw", {"lr": 0.1, "eps": -1.0})):

@@ -574,9 +574,17 @@ std::map<std::string, Op> operations() {
 //> stage 8
     // "optimize": in[0] is the starting parameter, in[1] one gradient per step stacked along
     // dimension 0; the result stacks the parameter after each step. With strided=1 the
-    // parameter is stored transposed, which takes Adam's tensor path instead of its loop.
+    // parameter is every other element of a buffer twice as long along its last dimension:
+    // a layout with gaps, which takes Adam's tensor path instead of its loop. With
+    // strided=2 it is stored transposed, which the loop walks in memory order.
     ops["optimize"] = [](const auto& in, const auto& p) {
-        Tensor param = integer(p, "strided", 0) != 0 ? in[0].T().contiguous().T() : in[0].clone();
+        Tensor param = integer(p, "strided", 0) == 2 ? in[0].T().contiguous().T() : in[0].clone();
+        if (integer(p, "strided", 0) == 1) {
+            kael::Shape wide = in[0].shape();
+            wide.back() *= 2;
+            param = kael::zeros(wide, in[0].dtype()).slice(-1, 0, wide.back(), 2);
+            param.copy_(in[0]);
+        }
         param.requires_grad_();
         const auto optimizer = make_optimizer({param}, p);
         std::vector<Tensor> trajectory;

@@ -75,9 +75,10 @@ Tensor tensor_from_data(const py::object& data, std::optional<DType> dtype) {
                         "kael.tensor cannot convert a NumPy array of dtype " << std::string(py::str(array.dtype())));
         // A bool array is copied as its bytes != 0: NumPy copies bool bytes as they are, and
         // a byte other than 0 and 1 would break the invariant kael's bool tensors keep.
-        const py::object copy =
-            kind == 'b' ? numpy.attr("ascontiguousarray")(numpy.attr("not_equal")(array.attr("view")(numpy.attr("uint8")), 0))
-                        : numpy.attr("array")(array, py::arg("dtype") = target, py::arg("order") = "C");
+        // (numpy.array keeps a 0-d array 0-d; ascontiguousarray would make it [1].)
+        const py::object source =
+            kind == 'b' ? numpy.attr("not_equal")(array.attr("view")(numpy.attr("uint8")), 0) : py::object(array);
+        const py::object copy = numpy.attr("array")(source, py::arg("dtype") = target, py::arg("order") = "C");
         const Tensor shared = py::module_::import("kael").attr("from_numpy")(copy).cast<PyTensor&>().tensor;
         return shared.clone().to(dtype.value_or(shared.dtype()));
     }
