@@ -4,15 +4,19 @@
 # from scripts/fetch-gpt2-vocab) and a text made here: the loss goes down, a run stopped at a
 # checkpoint and resumed writes the same losses and the same checkpoint as one that was not
 # stopped, the model directory it writes loads again, the model's file is never written to,
-# and bad input gets a clear error and a failing status. Exit 77 (skipped) without PyTorch,
-# which writes the model, or without the vocabulary.
-#   train_gpt2_test.sh TRAIN_GPT2 PYTHON REPOSITORY VOCAB_DIR WORK_DIR
+# and bad input gets a clear error and a failing status. Given kael's Python module (its
+# directory and the interpreter it is built for), the Python twin examples/train_gpt2.py
+# must lower the loss and resume exactly too. Exit 77 (skipped) without PyTorch, which
+# writes the model, or without the vocabulary.
+#   train_gpt2_test.sh TRAIN_GPT2 PYTHON REPOSITORY VOCAB_DIR WORK_DIR [MODULE_DIR MODULE_PYTHON]
 set -u
 train="$1"
 python="$2"
 repository="$3"
 vocab="$4"
 work="$5"
+module="${6:-}"
+module_python="${7:-}"
 if ! "$python" -c "import torch, numpy" 2>/dev/null; then
   echo "skipped: $python has no PyTorch to write the model with"
   exit 77
@@ -81,5 +85,24 @@ refused "an unknown option" --model "$model" --data "$text" --nonsense 1
 refused "a checkpoint of another model" --model "$model" --data "$text" --resume "$model/model.safetensors"
 printf 'not a checkpoint' > "$work/garbage.safetensors"
 refused "a file that is not safetensors" --model "$model" --data "$text" --resume "$work/garbage.safetensors"
+if [ -n "$module" ]; then
+  twin() {  # OUT-DIR ARGS...: the Python twin with the C++ runs' recipe
+    out="$1"
+    shift
+    # shellcheck disable=SC2086  # the options are words
+    PYTHONPATH="$module" "$module_python" "$repository/examples/train_gpt2.py" $common --out "$out" "$@"
+  }
+  twin "$work/py_whole" --steps 8 > "$work/py_whole.log" 2>&1 || { cat "$work/py_whole.log"; fail "the Python twin failed"; }
+  twin "$work/py_parts" --steps 4 --checkpoint-every 4 > "$work/py_first.log" 2>&1 ||
+    { cat "$work/py_first.log"; fail "the Python twin's first half failed"; }
+  twin "$work/py_parts" --steps 8 --resume "$work/py_parts/train_gpt2.npz" > "$work/py_second.log" 2>&1 ||
+    { cat "$work/py_second.log"; fail "the Python twin's resumed half failed"; }
+  cmp -s "$work/py_whole/train_gpt2_loss.csv" "$work/py_parts/train_gpt2_loss.csv" ||
+    fail "the Python twin's resumed losses differ from its uninterrupted run's"
+  py_first="$(sed -n 2p "$work/py_whole/train_gpt2_loss.csv" | cut -d, -f2)"
+  py_last="$(tail -1 "$work/py_whole/train_gpt2_loss.csv" | cut -d, -f2)"
+  "$python" -c "import sys; sys.exit(0 if float('$py_last') < float('$py_first') else 1)" ||
+    fail "the Python twin's loss did not go down ($py_first to $py_last)"
+fi
 [ $failures -eq 0 ] || exit 1
 echo "train_gpt2: fine-tuned, resumed exactly, refused every bad input"
