@@ -13,4 +13,7 @@
 #include "kael/ops/linalg.h"
 #include "kael/ops/nn.h"
 #include "kael/ops/reduce.h"
+//> stage 12
+#include "kael/ops/sort.h"
+//< stage 12
 #include "kael/ops/unary.h"

@@ -27,6 +27,10 @@ void bind_dlpack(pybind11::module_& m, pybind11::class_<struct PyTensor>& tensor
 void bind_training(pybind11::module_& m);
 /// backward, grad_fn, the grad mode (autograd.cpp).
 void bind_autograd(pybind11::module_& m, pybind11::class_<struct PyTensor>& tensor);
+//> stage 12
+/// kael.sort, kael.argsort, kael.topk and their Tensor methods (sorting.cpp).
+void bind_sorting(pybind11::module_& m, pybind11::class_<struct PyTensor>& tensor);
+//< stage 12
 //> stage 13
 /// kael.nn.load_gpt2, kael.nn.generate, kael.text.GPT2Tokenizer and the thread count (gpt2.cpp).
 void bind_gpt2(pybind11::module_& m);

@@ -23,6 +23,9 @@ PYBIND11_MODULE(_kael, m) {
     bind_dlpack(m, tensor);
     bind_autograd(m, tensor);
     bind_training(m);
+//> stage 12
+    bind_sorting(m, tensor);
+//< stage 12
 //> stage 13
     bind_gpt2(m);
 //< stage 13
