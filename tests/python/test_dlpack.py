@@ -9,7 +9,7 @@ import kael
 
 
 def test_numpy_reads_a_kael_tensor_without_a_copy():
-    t = kael.arange(6).view(2, 3)
+    t = kael.arange(6.0).view(2, 3)
     a = np.from_dlpack(t)
     assert a.shape == (2, 3) and a.dtype == np.float32
     assert a.__array_interface__["data"][0] == t.data_ptr()

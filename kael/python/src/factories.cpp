@@ -138,20 +138,41 @@ void bind_factories(py::module_& m) {
               return finish(full(shape, value, type.value_or(value.dtype()), on), py::none(), grad);
           },
           py::arg("size"), py::arg("fill_value"), dtype, device, requires_grad);
-    m.def("zeros_like", [](const Tensor& t) { return zeros_like(t); }, py::arg("input"));
-    m.def("ones_like", [](const Tensor& t) { return ones_like(t); }, py::arg("input"));
-    m.def("empty_like", [](const Tensor& t) { return empty_like(t); }, py::arg("input"));
+    // The *_like factories: the shape of `input`, and its dtype and device unless given.
+    for (const char* name : {"zeros_like", "ones_like", "empty_like"}) {
+        const std::string which = name;
+        m.def(name,
+              [which](const Tensor& t, std::optional<DType> type, const py::object& where, bool grad) {
+                  const DType d = type.value_or(t.dtype());
+                  const Device on = device_of(where).value_or(t.device());
+                  Tensor out = which == "zeros_like" ? zeros(t.shape(), d, on)
+                               : which == "ones_like" ? ones(t.shape(), d, on)
+                                                      : empty(t.shape(), d, on);
+                  return finish(out, py::none(), grad);
+              },
+              py::arg("input"), dtype, device, requires_grad);
+    }
     m.def("full_like",
-          [](const Tensor& t, Scalar value) { return full(t.shape(), value, t.dtype(), t.device()); },
-          py::arg("input"), py::arg("fill_value"));
+          [](const Tensor& t, Scalar value, std::optional<DType> type, const py::object& where, bool grad) {
+              return finish(full(t.shape(), value, type.value_or(t.dtype()), device_of(where).value_or(t.device())),
+                            py::none(), grad);
+          },
+          py::arg("input"), py::arg("fill_value"), dtype, device, requires_grad);
+    // arange's dtype follows its arguments when none is given, as in PyTorch: int64 when
+    // start, end and step are all integers, float32 otherwise.
     m.def("arange",
-          [](double start, std::optional<double> end, double step, std::optional<DType> type, const py::object& where,
-             bool grad) {
-              const DType d = type.value_or(DType::F32);
-              Tensor t = end ? arange(start, *end, step, d) : arange(start, d);
+          [](const py::object& start, const py::object& end, const py::object& step, std::optional<DType> type,
+             const py::object& where, bool grad) {
+              const auto integral = [](const py::object& v) {
+                  return v.is_none() || (py::isinstance<py::int_>(v) && !py::isinstance<py::bool_>(v));
+              };
+              const DType d = type.value_or(integral(start) && integral(end) && integral(step) ? DType::I64 : DType::F32);
+              const double first = start.cast<double>();
+              const double increment = step.is_none() ? 1.0 : step.cast<double>();
+              Tensor t = end.is_none() ? arange(0.0, first, increment, d) : arange(first, end.cast<double>(), increment, d);
               return finish(t, where, grad);
           },
-          py::arg("start"), py::arg("end") = py::none(), py::arg("step") = 1.0, dtype, device, requires_grad);
+          py::arg("start"), py::arg("end") = py::none(), py::arg("step") = py::none(), dtype, device, requires_grad);
     m.def("linspace",
           [](double start, double end, std::int64_t steps, std::optional<DType> type, const py::object& where,
              bool grad) { return finish(linspace(start, end, steps, type.value_or(DType::F32)), where, grad); },
@@ -174,13 +195,21 @@ void bind_factories(py::module_& m) {
               return finish(randn(sizes_of(sizes), type.value_or(DType::F32)), where, grad);
           },
           dtype, device, requires_grad);
+    // randint(low, high, size) and randint(high, size), int64 unless a dtype is given.
+    const auto random_integers = [](std::int64_t low, std::int64_t high, const Shape& size, std::optional<DType> type,
+                                    const py::object& where, bool grad) {
+        return finish(randint(low, high, size).to(type.value_or(DType::I64)), where, grad);
+    };
+    m.def("randint", random_integers, py::arg("low"), py::arg("high"), py::arg("size"), dtype, device, requires_grad);
     m.def("randint",
-          [](std::int64_t low, std::int64_t high, const Shape& size, const py::object& where) {
-              return finish(randint(low, high, size), where, false);
+          [random_integers](std::int64_t high, const Shape& size, std::optional<DType> type, const py::object& where,
+                            bool grad) { return random_integers(0, high, size, type, where, grad); },
+          py::arg("high"), py::arg("size"), dtype, device, requires_grad);
+    m.def("randperm",
+          [](std::int64_t n, std::optional<DType> type, const py::object& where, bool grad) {
+              return finish(randperm(n).to(type.value_or(DType::I64)), where, grad);
           },
-          py::arg("low"), py::arg("high"), py::arg("size"), device);
-    m.def("randperm", [](std::int64_t n, const py::object& where) { return finish(randperm(n), where, false); },
-          py::arg("n"), device);
+          py::arg("n"), dtype, device, requires_grad);
     m.def("bernoulli",
           [](const Shape& size, double p, std::optional<DType> type, const py::object& where) {
               return finish(bernoulli(size, p, type.value_or(DType::F32)), where, false);

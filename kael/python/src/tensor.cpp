@@ -51,6 +51,9 @@ Tensor converted(const Tensor& t, const py::args& args, const py::kwargs& kwargs
     std::optional<DType> dtype;
     std::optional<Device> device;
     auto take = [&](const py::handle value) {
+        if (py::isinstance<py::bool_>(value)) {
+            return;  // non_blocking or copy given by position: kael's copies are synchronous
+        }
         if (py::isinstance<DType>(value)) {
             dtype = value.cast<DType>();
         } else if (py::isinstance<PyTensor>(value)) {
@@ -64,10 +67,16 @@ Tensor converted(const Tensor& t, const py::args& args, const py::kwargs& kwargs
     for (const py::handle value : args) {
         take(value);
     }
+    bool copy = false;
     for (const auto& [key, value] : kwargs) {
         const std::string name = py::str(key);
-        KAEL_CHECK_TYPE(name == "dtype" || name == "device", "to() got an unexpected keyword argument '" << name << "'");
-        take(value);
+        KAEL_CHECK_TYPE(name == "dtype" || name == "device" || name == "non_blocking" || name == "copy",
+                        "to() got an unexpected keyword argument '" << name << "'");
+        if (name == "copy") {
+            copy = value.cast<bool>();
+        } else if (name != "non_blocking") {  // accepted: every copy kael makes is finished on return
+            take(value);
+        }
     }
     Tensor result = t;
     if (device) {
@@ -76,7 +85,7 @@ Tensor converted(const Tensor& t, const py::args& args, const py::kwargs& kwargs
     if (dtype) {
         result = result.to(*dtype);
     }
-    return result;
+    return copy && result.is_same(t) ? result.clone() : result;
 }
 
 }  // namespace

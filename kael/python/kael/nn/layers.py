@@ -12,7 +12,7 @@ from .module import Module, Parameter
 class Linear(Module):
     """y = x W^T + b, with W of shape [out_features, in_features]."""
 
-    def __init__(self, in_features, out_features, bias=True):
+    def __init__(self, in_features, out_features, bias=True, device=None, dtype=None):
         super().__init__()
         if in_features < 0 or out_features < 0:
             raise ValueError(f"Linear needs non-negative feature counts, got in_features={in_features}, "
@@ -26,6 +26,7 @@ class Linear(Module):
             init.uniform_(self.bias, -bound, bound)
         else:
             self.register_parameter("bias", None)
+        _place(self, device, dtype)
 
     def forward(self, x):
         return F.linear(x, self.weight, self.bias)
@@ -38,11 +39,18 @@ class Linear(Module):
 class Embedding(Module):
     """Rows of a [num_embeddings, embedding_dim] table, picked by int64 indices."""
 
-    def __init__(self, num_embeddings, embedding_dim):
+    def __init__(self, num_embeddings, embedding_dim, padding_idx=None, max_norm=None, norm_type=2.0,
+                 scale_grad_by_freq=False, sparse=False, _weight=None, device=None, dtype=None):
         super().__init__()
+        F._unsupported("Embedding", padding_idx=(padding_idx, None), max_norm=(max_norm, None),
+                       scale_grad_by_freq=(scale_grad_by_freq, False), sparse=(sparse, False))
         self.num_embeddings, self.embedding_dim = num_embeddings, embedding_dim
-        self.weight = Parameter(_kael.empty(num_embeddings, embedding_dim))
-        init.normal_(self.weight)
+        if _weight is None:
+            self.weight = Parameter(_kael.empty(num_embeddings, embedding_dim))
+            init.normal_(self.weight)
+        else:
+            self.weight = Parameter(_weight)
+        _place(self, device, dtype)
 
     def forward(self, indices):
         return F.embedding(indices, self.weight)
@@ -54,7 +62,7 @@ class Embedding(Module):
 class LayerNorm(Module):
     """Normalises the trailing dimensions to mean 0 and variance 1, then scales and shifts."""
 
-    def __init__(self, normalized_shape, eps=1e-5, elementwise_affine=True):
+    def __init__(self, normalized_shape, eps=1e-5, elementwise_affine=True, device=None, dtype=None):
         super().__init__()
         self.normalized_shape = (normalized_shape,) if isinstance(normalized_shape, int) else tuple(normalized_shape)
         self.eps = eps
@@ -64,6 +72,7 @@ class LayerNorm(Module):
         else:
             self.register_parameter("weight", None)
             self.register_parameter("bias", None)
+        _place(self, device, dtype)
 
     def forward(self, x):
         return F.layer_norm(x, list(self.normalized_shape), self.weight, self.bias, self.eps)
@@ -73,8 +82,9 @@ class LayerNorm(Module):
 
 
 class Dropout(Module):
-    def __init__(self, p=0.5):
+    def __init__(self, p=0.5, inplace=False):
         super().__init__()
+        F._unsupported("Dropout", inplace=(inplace, False))
         if not 0 <= p <= 1:
             raise ValueError(f"dropout probability has to be between 0 and 1, got {p}")
         self.p = p
@@ -86,7 +96,38 @@ class Dropout(Module):
         return f"p={self.p}"
 
 
+def _place(module, device, dtype):
+    """The device= and dtype= every layer takes: its tensors made there, as PyTorch's are."""
+    if device is not None or dtype is not None:
+        module.to(device=device, dtype=dtype)
+
+
+class Identity(Module):
+    """Returns its input; takes (and ignores) any arguments, as torch.nn.Identity does."""
+
+    def __init__(self, *args, **kwargs):
+        super().__init__()
+
+    def forward(self, input):
+        return input
+
+
+class Softmax(Module):
+    def __init__(self, dim=None):
+        super().__init__()
+        self.dim = dim
+
+    def forward(self, input):
+        return F.softmax(input, self.dim)
+
+    def extra_repr(self):
+        return f"dim={self.dim}"
+
+
 class ReLU(Module):
+    def __init__(self, inplace=False):
+        super().__init__()
+
     def forward(self, x):
         return F.relu(x)
 
@@ -116,40 +157,6 @@ class Tanh(Module):
 class Sigmoid(Module):
     def forward(self, x):
         return x.sigmoid()
-
-
-class ModuleList(Module):
-    """A list of modules, registered as children "0", "1", ..."""
-
-    def __init__(self, modules=()):
-        super().__init__()
-        for module in modules:
-            self.append(module)
-
-    def append(self, module):
-        self.add_module(str(len(self._modules)), module)
-        return self
-
-    def __len__(self):
-        return len(self._modules)
-
-    def __getitem__(self, index):
-        return list(self._modules.values())[index]
-
-    def __iter__(self):
-        return iter(self._modules.values())
-
-
-class Sequential(ModuleList):
-    """Runs its modules in order, the output of each the input of the next."""
-
-    def __init__(self, *modules):
-        super().__init__(modules)
-
-    def forward(self, x):
-        for module in self:
-            x = module(x)
-        return x
 
 
 class CrossEntropyLoss(Module):

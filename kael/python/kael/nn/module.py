@@ -1,5 +1,10 @@
-"""Module and Parameter: PyTorch's registration by attribute assignment, in Python."""
-from collections import OrderedDict
+"""Module and Parameter: PyTorch's registration by attribute assignment, in Python.
+
+The tree is walked as PyTorch walks it (depth first, a module's own entries before its
+children's), so parameter order, state-dict keys and error messages are PyTorch's: a
+program written for torch.nn finds the names it expects.
+"""
+from collections import OrderedDict, namedtuple
 
 from .. import _kael
 from .._kael import Tensor
@@ -10,14 +15,40 @@ class Parameter(Tensor):
     """A tensor a Module registers as a parameter: a leaf that requires grad, over the
     storage of `data` (as torch.nn.Parameter, it does not copy)."""
 
-    def __init__(self, data, requires_grad=True):
-        super().__init__(data)
+    def __init__(self, data=None, requires_grad=True):
+        super().__init__(_kael.empty(0) if data is None else data)
         _kael._remember(self)  # results that hand back this impl hand back this object
         self.requires_grad_(requires_grad)
 
     def __repr__(self):
         return "Parameter containing:\n" + Tensor.__repr__(self)
 # end-book-region: parameter
+
+
+class _IncompatibleKeys(namedtuple("IncompatibleKeys", ["missing_keys", "unexpected_keys"])):
+    """What load_state_dict returns: the keys it missed and the keys it did not know."""
+
+    def __repr__(self):
+        if not self.missing_keys and not self.unexpected_keys:
+            return "<All keys matched successfully>"
+        return super().__repr__()
+
+
+def _type_name(value):
+    kind = type(value)
+    return kind.__name__ if kind.__module__ == "builtins" else f"{kind.__module__}.{kind.__qualname__}"
+
+
+def _check_entry_name(kind, name, module):
+    if not isinstance(name, str):
+        raise TypeError(f"{kind} name should be a string. Got {_type_name(name)}")
+    if name == "":
+        raise KeyError(f'{kind} name can\'t be empty string ""')
+    if "." in name:
+        raise KeyError(f'{kind} name can\'t contain "."')
+    tables = (module._parameters, module._buffers, module._modules)
+    if hasattr(module, name) and not any(name in table for table in tables):
+        raise KeyError(f"attribute '{name}' already exists")
 
 
 class Module:
@@ -27,6 +58,7 @@ class Module:
     def __init__(self):
         object.__setattr__(self, "_parameters", OrderedDict())
         object.__setattr__(self, "_buffers", OrderedDict())
+        object.__setattr__(self, "_non_persistent_buffers", set())
         object.__setattr__(self, "_modules", OrderedDict())
         object.__setattr__(self, "training", True)
 
@@ -34,17 +66,33 @@ class Module:
     # book-region: registration
     def __setattr__(self, name, value):
         if "_parameters" not in self.__dict__:
-            raise AttributeError("cannot assign to a Module's attributes before Module.__init__() is called")
-        for table in (self._parameters, self._buffers, self._modules):
-            table.pop(name, None)
-        if isinstance(value, Parameter):
-            self._parameters[name] = value
-        elif isinstance(value, Module):
-            self._modules[name] = value
-        else:
+            if isinstance(value, (Parameter, Module)):
+                raise AttributeError("cannot assign parameters or modules before Module.__init__() is called")
             object.__setattr__(self, name, value)
             return
-        self.__dict__.pop(name, None)
+        if isinstance(value, Parameter):
+            self._forget(name)
+            self.register_parameter(name, value)
+        elif isinstance(value, Module):
+            self._forget(name)
+            self._modules[name] = value
+        elif name in self._parameters:
+            if value is not None:  # only a Parameter or None may replace a parameter
+                raise TypeError(f"cannot assign '{_type_name(value)}' as parameter '{name}' "
+                                "(kael.nn.Parameter or None expected)")
+            self._parameters[name] = None
+        elif name in self._modules:
+            if value is not None:
+                raise TypeError(f"cannot assign '{_type_name(value)}' as child module '{name}' "
+                                "(kael.nn.Module or None expected)")
+            self._modules[name] = None
+        elif name in self._buffers:
+            if value is not None and not isinstance(value, Tensor):
+                raise TypeError(f"cannot assign '{_type_name(value)}' as buffer '{name}' "
+                                "(kael.Tensor or None expected)")
+            self._buffers[name] = value
+        else:
+            object.__setattr__(self, name, value)
 
     def __getattr__(self, name):  # only reached when ordinary lookup fails
         for table in ("_parameters", "_buffers", "_modules"):
@@ -54,36 +102,93 @@ class Module:
         raise AttributeError(f"'{type(self).__name__}' object has no attribute '{name}'")
     # end-book-region: registration
 
+    def _forget(self, name):
+        """Removes `name` from every table and the instance dict, before it is registered anew."""
+        self.__dict__.pop(name, None)
+        for table in (self._parameters, self._buffers, self._modules):
+            table.pop(name, None)
+        self._non_persistent_buffers.discard(name)
+
     def __delattr__(self, name):
         for table in (self._parameters, self._buffers, self._modules):
             if name in table:
                 del table[name]
+                self._non_persistent_buffers.discard(name)
                 return
         object.__delattr__(self, name)
 
-    def register_parameter(self, name, parameter):
-        if parameter is None:
-            self._parameters[name] = None
-        else:
-            setattr(self, name, parameter if isinstance(parameter, Parameter) else Parameter(parameter))
+    def register_parameter(self, name, param):
+        """Registers `param` (a Parameter, or None for an absent one such as a bias turned off)."""
+        if "_parameters" not in self.__dict__:
+            raise AttributeError("cannot assign parameter before Module.__init__() call")
+        _check_entry_name("parameter", name, self)
+        if param is not None and not isinstance(param, Parameter):
+            raise TypeError(f"cannot assign '{_type_name(param)}' object to parameter '{name}' "
+                            "(kael.nn.Parameter or None required)")
+        if param is not None and param.grad_fn is not None:
+            raise ValueError(f"Cannot assign non-leaf Tensor to parameter '{name}'. Model parameters must be created "
+                             "explicitly. To express '{name}' as a function of another Tensor, compute the value in "
+                             "the forward() method.")
+        self._parameters[name] = param
 
-    def register_buffer(self, name, tensor):
-        """A tensor of the module's state that is not trained (saved and moved with it)."""
-        if not isinstance(tensor, Tensor):
-            raise TypeError(f"a buffer must be a kael.Tensor, got {type(tensor).__name__}")
+    def register_buffer(self, name, tensor, persistent=True):
+        """A tensor of the module's state that is not trained: moved with the module, and
+        saved in its state dict unless `persistent` is False."""
+        if "_buffers" not in self.__dict__:
+            raise AttributeError("cannot assign buffer before Module.__init__() call")
+        _check_entry_name("buffer", name, self)
+        if tensor is not None and not isinstance(tensor, Tensor):
+            raise TypeError(f"cannot assign '{_type_name(tensor)}' object to buffer '{name}' "
+                            "(kael.Tensor or None required)")
         self._buffers[name] = tensor
+        if persistent:
+            self._non_persistent_buffers.discard(name)
+        else:
+            self._non_persistent_buffers.add(name)
 
     def add_module(self, name, module):
-        setattr(self, name, module)
+        if module is not None and not isinstance(module, Module):
+            raise TypeError(f"{_type_name(module)} is not a Module subclass")
+        _check_entry_name("module", name, self)
+        self._modules[name] = module
+
+    register_module = add_module
+
+    def get_submodule(self, target):
+        """The module at dotted path `target` ("" is this module); AttributeError naming the
+        missing step otherwise."""
+        module = self
+        for step in target.split(".") if target else []:
+            child = module._modules.get(step)
+            if child is None:
+                raise AttributeError(f"{type(module).__name__} has no attribute `{step}`")
+            module = child
+        return module
+
+    def get_parameter(self, target):
+        owner, _, name = target.rpartition(".")
+        module = self.get_submodule(owner)
+        if name not in module._parameters:
+            raise AttributeError(f"{type(module).__name__} has no parameter `{name}`")
+        return module._parameters[name]
+
+    def get_buffer(self, target):
+        owner, _, name = target.rpartition(".")
+        module = self.get_submodule(owner)
+        if name not in module._buffers:
+            raise AttributeError(f"{type(module).__name__} has no buffer `{name}`")
+        return module._buffers[name]
 
     # ---- running ---------------------------------------------------------------------------------
     def forward(self, *args, **kwargs):
-        raise NotImplementedError(f"{type(self).__name__} does not define forward()")
+        raise NotImplementedError(f"Module [{type(self).__name__}] is missing the required \"forward\" function")
 
     def __call__(self, *args, **kwargs):
         return self.forward(*args, **kwargs)
 
     def train(self, mode=True):
+        if not isinstance(mode, bool):
+            raise ValueError("training mode is expected to be boolean")
         for module in self.modules():
             object.__setattr__(module, "training", mode)
         return self
@@ -91,109 +196,229 @@ class Module:
     def eval(self):
         return self.train(False)
 
+    def requires_grad_(self, requires_grad=True):
+        for parameter in self.parameters():
+            parameter.requires_grad_(requires_grad)
+        return self
+
+    def apply(self, fn):
+        """Calls `fn` on every child module (recursively), then on this one; returns self."""
+        for module in self.children():
+            module.apply(fn)
+        fn(self)
+        return self
+
     # ---- walking the tree ----------------------------------------------------------------------
-    def named_modules(self, prefix=""):
-        seen = set()
-        stack = [(prefix, self)]
-        while stack:
-            name, module = stack.pop(0)
-            if id(module) in seen:
+    def named_modules(self, memo=None, prefix="", remove_duplicate=True):
+        """This module and every module below it, depth first, each once (unless
+        `remove_duplicate` is False), named by its dotted path after `prefix`."""
+        if memo is None:
+            memo = set()
+        if remove_duplicate:
+            if id(self) in memo:
+                return
+            memo.add(id(self))
+        yield prefix, self
+        for name, child in self._modules.items():
+            if child is None:
                 continue
-            seen.add(id(module))
-            yield name, module
-            for child_name, child in module._modules.items():
-                stack.append((f"{name}.{child_name}" if name else child_name, child))
+            yield from child.named_modules(memo, f"{prefix}.{name}" if prefix else name, remove_duplicate)
 
     def modules(self):
         return (module for _, module in self.named_modules())
 
     def named_children(self):
-        return iter(self._modules.items())
+        seen = set()
+        for name, child in self._modules.items():
+            if child is not None and id(child) not in seen:
+                seen.add(id(child))
+                yield name, child
 
     def children(self):
-        return iter(self._modules.values())
+        return (child for _, child in self.named_children())
 
-    def named_parameters(self, prefix="", recurse=True):
-        """Each parameter once, as PyTorch lists them: a module's own, then its children's."""
+    def _named_entries(self, table, prefix, recurse, remove_duplicate):
         seen = set()
-        modules = self.named_modules(prefix) if recurse else [(prefix, self)]
+        modules = self.named_modules(prefix=prefix, remove_duplicate=remove_duplicate) if recurse else [(prefix, self)]
         for module_name, module in modules:
-            for name, parameter in module._parameters.items():
-                if parameter is None or id(parameter) in seen:
+            for name, entry in getattr(module, table).items():
+                if entry is None or (remove_duplicate and id(entry) in seen):
                     continue
-                seen.add(id(parameter))
-                yield (f"{module_name}.{name}" if module_name else name), parameter
+                seen.add(id(entry))
+                yield (f"{module_name}.{name}" if module_name else name), entry
+
+    def named_parameters(self, prefix="", recurse=True, remove_duplicate=True):
+        """Each parameter once, under the first name that reaches it (a tied weight is listed
+        under the module that comes first), as PyTorch lists them."""
+        return self._named_entries("_parameters", prefix, recurse, remove_duplicate)
 
     def parameters(self, recurse=True):
         return (parameter for _, parameter in self.named_parameters(recurse=recurse))
 
-    def named_buffers(self, prefix=""):
-        for module_name, module in self.named_modules(prefix):
-            for name, buffer in module._buffers.items():
-                yield (f"{module_name}.{name}" if module_name else name), buffer
+    def named_buffers(self, prefix="", recurse=True, remove_duplicate=True):
+        return self._named_entries("_buffers", prefix, recurse, remove_duplicate)
 
-    def buffers(self):
-        return (buffer for _, buffer in self.named_buffers())
+    def buffers(self, recurse=True):
+        return (buffer for _, buffer in self.named_buffers(recurse=recurse))
 
     def zero_grad(self, set_to_none=True):
         for parameter in self.parameters():
             if set_to_none:
                 parameter.grad = None
             elif parameter.grad is not None:
+                parameter.grad.detach_()
                 parameter.grad.zero_()
 
-    # ---- moving and saving -----------------------------------------------------------------------
-    def to(self, target):
-        """Moves (a device) or converts (a dtype) every parameter and buffer in place: the
-        impls change, so an optimizer built before the move keeps working, as in C++."""
-        if isinstance(target, str):
-            target = _kael.device(target)
+    # ---- moving and converting -------------------------------------------------------------------
+    def to(self, *args, **kwargs):
+        """Moves every parameter and buffer to a device, and converts the floating ones to a
+        dtype: module.to(device), .to(dtype), .to(device, dtype), .to(tensor), or keywords
+        device=, dtype=, non_blocking= (accepted; kael's copies are synchronous). The tensors
+        change in place, so an optimizer built before the move keeps working."""
+        device, dtype = _kael_to_arguments(args, kwargs)
         for tensor in list(self.parameters()) + list(self.buffers()):
-            tensor.move_to_(target)
+            if dtype is not None and tensor.is_floating_point() and tensor.dtype != dtype:
+                tensor.move_to_(dtype)
+            if device is not None and tensor.device != device:
+                tensor.move_to_(device)
         return self
 
     def cpu(self):
         return self.to("cpu")
 
-    def cuda(self):
-        return self.to("cuda")
+    def cuda(self, device=None):
+        return self.to("cuda" if device is None else device)
 
-    def state_dict(self):
-        """The parameters and buffers by dotted name, as PyTorch names them."""
-        state = OrderedDict()
-        for name, tensor in list(self.named_parameters()) + list(self.named_buffers()):
-            state[name] = tensor.detach()
+    def float(self):
+        return self.to(dtype=_kael.float32)
+
+    def double(self):
+        return self.to(dtype=_kael.float64)
+
+    def half(self):
+        raise NotImplementedError("Module.half(): kael has no float16 dtype yet (reduced precision is stage 15)")
+
+    def bfloat16(self):
+        raise NotImplementedError("Module.bfloat16(): kael has no bfloat16 dtype yet (reduced precision is stage 15)")
+
+    # ---- saving and loading ----------------------------------------------------------------------
+    def state_dict(self, *args, destination=None, prefix="", keep_vars=False):
+        """The parameters and persistent buffers by dotted name, as PyTorch names them: every
+        name a tensor is reachable by, so a tied weight appears under each of its names."""
+        if args:  # PyTorch's deprecated positional form: (destination, prefix, keep_vars)
+            destination, prefix, keep_vars = (list(args) + [destination, prefix, keep_vars][len(args):])[:3]
+        if destination is None:
+            destination = OrderedDict()
+        for name, parameter in self._parameters.items():
+            if parameter is not None:
+                destination[prefix + name] = parameter if keep_vars else parameter.detach()
+        for name, buffer in self._buffers.items():
+            if buffer is not None and name not in self._non_persistent_buffers:
+                destination[prefix + name] = buffer if keep_vars else buffer.detach()
+        for name, child in self._modules.items():
+            if child is not None:
+                child.state_dict(destination=destination, prefix=f"{prefix}{name}.", keep_vars=keep_vars)
+        return destination
+
+    def _local_state(self):
+        state = OrderedDict((name, p) for name, p in self._parameters.items() if p is not None)
+        state.update((name, b) for name, b in self._buffers.items()
+                     if b is not None and name not in self._non_persistent_buffers)
         return state
 
     def load_state_dict(self, state_dict, strict=True):
-        """Copies the values of `state_dict` into the module's own tensors (no new impls)."""
-        own = OrderedDict(list(self.named_parameters()) + list(self.named_buffers()))
-        missing = [name for name in own if name not in state_dict]
-        unexpected = [name for name in state_dict if name not in own]
-        if strict and (missing or unexpected):
-            raise KeyError(f"load_state_dict: missing keys {missing}, unexpected keys {unexpected}")
-        with _kael_no_grad():
-            for name, tensor in own.items():
-                if name not in state_dict:
+        """Copies the values of `state_dict` into the module's own tensors. Missing and
+        unexpected keys are returned (strict=False) or raised as a RuntimeError (strict);
+        a shape mismatch is always an error. Everything is checked before anything is
+        copied: a refused state dict leaves the module as it was."""
+        if not hasattr(state_dict, "keys") or not hasattr(state_dict, "__getitem__"):
+            raise TypeError(f"Expected state_dict to be dict-like, got {_type_name(state_dict)}.")
+        missing, unexpected, errors, copies = [], [], [], []
+        visited = set()
+
+        def visit(module, prefix):
+            local = module._local_state()
+            for name, tensor in local.items():
+                key = prefix + name
+                if key not in state_dict:
+                    missing.append(key)
                     continue
-                source = state_dict[name]
-                if tuple(source.shape) != tuple(tensor.shape):
-                    raise ValueError(f"load_state_dict: '{name}' has shape {tuple(source.shape)} in the state dict "
-                                     f"but {tuple(tensor.shape)} in the module")
+                source = state_dict[key]
+                if not isinstance(source, Tensor):
+                    errors.append(f'While copying the parameter named "{key}", expected kael.Tensor or Tensor-like '
+                                  f"object from checkpoint but received {_type_name(source)}")
+                elif tuple(source.shape) != tuple(tensor.shape):
+                    errors.append(f"size mismatch for {key}: copying a param with shape {_shape_text(source)} from "
+                                  f"checkpoint, the shape in current model is {_shape_text(tensor)}.")
+                elif (id(tensor), id(source)) not in visited:
+                    visited.add((id(tensor), id(source)))
+                    copies.append((tensor, source))
+            for key in state_dict.keys():
+                if key.startswith(prefix):
+                    first = key[len(prefix):].split(".", 1)[0]
+                    if first not in module._modules and first not in local and key not in unexpected:
+                        unexpected.append(key)
+            for name, child in module._modules.items():
+                if child is not None:
+                    visit(child, f"{prefix}{name}.")
+
+        visit(self, "")
+        if strict:
+            if unexpected:
+                errors.insert(0, "Unexpected key(s) in state_dict: {}. ".format(", ".join(f'"{k}"' for k in unexpected)))
+            if missing:
+                errors.insert(0, "Missing key(s) in state_dict: {}. ".format(", ".join(f'"{k}"' for k in missing)))
+        if errors:
+            raise RuntimeError("Error(s) in loading state_dict for {}:\n\t{}".format(type(self).__name__,
+                                                                                  "\n\t".join(errors)))
+        with _kael_no_grad():
+            for tensor, source in copies:
                 tensor.copy_(source)
-        return missing, unexpected
+        return _IncompatibleKeys(missing, unexpected)
 
     # ---- printing --------------------------------------------------------------------------------
     def extra_repr(self):
         return ""
 
+    def _get_name(self):
+        return type(self).__name__
+
     def __repr__(self):
         lines = [f"({name}): " + repr(module).replace("\n", "\n  ") for name, module in self._modules.items()]
         extra = self.extra_repr()
         if not lines:
-            return f"{type(self).__name__}({extra})"
+            return f"{self._get_name()}({extra})"
         body = "\n  ".join(([extra] if extra else []) + lines)
-        return f"{type(self).__name__}(\n  {body}\n)"
+        return f"{self._get_name()}(\n  {body}\n)"
+
+    def __dir__(self):
+        return sorted(set(object.__dir__(self)) | set(self._parameters) | set(self._buffers) | set(self._modules))
+
+
+def _shape_text(tensor):
+    return "torch.Size([" + ", ".join(str(n) for n in tensor.shape) + "])"
+
+
+def _kael_to_arguments(args, kwargs):
+    """The (device, dtype) of a Module.to or Tensor.to call, in any of PyTorch's forms."""
+    unknown = set(kwargs) - {"device", "dtype", "non_blocking", "copy", "memory_format"}
+    if unknown:
+        raise TypeError(f"to() got an unexpected keyword argument '{sorted(unknown)[0]}'")
+    device, dtype = kwargs.get("device"), kwargs.get("dtype")
+    for arg in args:
+        if isinstance(arg, _kael.dtype):
+            dtype = arg
+        elif isinstance(arg, Tensor):
+            device, dtype = arg.device, arg.dtype
+        elif isinstance(arg, (str, _kael.device)):
+            device = arg
+        elif isinstance(arg, bool):  # non_blocking given by position
+            continue
+        else:
+            raise TypeError(f"to() received an invalid combination of arguments: {_type_name(arg)}")
+    if isinstance(device, str):
+        device = _kael.device(device)
+    return device, dtype
 
 
 def _kael_no_grad():
