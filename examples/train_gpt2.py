@@ -14,8 +14,8 @@ to validate, AdamW (betas 0.9 and 0.95), gradients clipped to norm 1, the batche
 drawn from a generator seeded by (seed, s), so a resumed run computes what an
 uninterrupted one does. The batches come from NumPy's generator, not the C++ program's, so
 the two programs' curves agree in distribution, not draw for draw. The checkpoint
-(<out>/train_gpt2.npz) holds the model's and AdamW's state dicts and the step as NumPy
-arrays: the Python module has no safetensors writer of its own yet.
+(<out>/train_gpt2.pt) holds the model's and AdamW's state dicts and the step, written by
+kael.save (a safetensors file with the structure as JSON, as torch.save would be used).
 """
 import argparse
 import pathlib
@@ -78,22 +78,18 @@ def validation_loss(model, tokens: np.ndarray, args) -> float:
 
 
 def save_checkpoint(path: pathlib.Path, model, optimizer, step: int) -> None:
-    arrays = {f"model.{k}": v.detach().numpy() for k, v in model.state_dict().items()}
-    arrays.update({f"optimizer.{k}": v.detach().numpy() for k, v in optimizer.state_dict().items()})
-    arrays["meta.step"] = np.array(step, dtype=np.int64)
-    partial = path.with_suffix(".partial.npz")
-    np.savez(partial, **arrays)
+    partial = path.with_suffix(".partial")
+    kael.save({"model": model.state_dict(), "optimizer": optimizer.state_dict(), "step": step}, partial)
     partial.replace(path)  # a run killed while saving leaves the last checkpoint whole
 
 
 def load_checkpoint(path: pathlib.Path, model, optimizer) -> int:
-    with np.load(path) as stored:
-        state = {k: kael.tensor(stored[k]) for k in stored.files}
-    if "meta.step" not in state:
+    state = kael.load(path)
+    if not isinstance(state, dict) or "step" not in state:
         raise ValueError(f"{path} is not a checkpoint of train_gpt2.py")
-    model.load_state_dict({k[len("model."):]: v for k, v in state.items() if k.startswith("model.")})
-    optimizer.load_state_dict({k[len("optimizer."):]: v for k, v in state.items() if k.startswith("optimizer.")})
-    return int(state["meta.step"].item())
+    model.load_state_dict(state["model"])
+    optimizer.load_state_dict(state["optimizer"])
+    return int(state["step"])
 
 
 def main() -> int:
@@ -139,13 +135,13 @@ def main() -> int:
                 print(f"step {step + 1:5d}  train loss {value:.4f}  validation loss {val:.4f}", flush=True)
             curve.write(line + "\n")
             if args.checkpoint_every and (step + 1) % args.checkpoint_every == 0:
-                save_checkpoint(args.out / "train_gpt2.npz", model, optimizer, step + 1)
+                save_checkpoint(args.out / "train_gpt2.pt", model, optimizer, step + 1)
         else:
             step = args.steps
     seconds = time.perf_counter() - start
     if step > first:
         print(f"training: {step - first} steps in {seconds:.1f} s, {1e3 * seconds / (step - first):.0f} ms a step")
-    save_checkpoint(args.out / "train_gpt2.npz", model, optimizer, max(step, first))
+    save_checkpoint(args.out / "train_gpt2.pt", model, optimizer, max(step, first))
 
     model.eval()
     kael.manual_seed(args.seed)

@@ -95,7 +95,7 @@ if [ -n "$module" ]; then
   twin "$work/py_whole" --steps 8 > "$work/py_whole.log" 2>&1 || { cat "$work/py_whole.log"; fail "the Python twin failed"; }
   twin "$work/py_parts" --steps 4 --checkpoint-every 4 > "$work/py_first.log" 2>&1 ||
     { cat "$work/py_first.log"; fail "the Python twin's first half failed"; }
-  twin "$work/py_parts" --steps 8 --resume "$work/py_parts/train_gpt2.npz" > "$work/py_second.log" 2>&1 ||
+  twin "$work/py_parts" --steps 8 --resume "$work/py_parts/train_gpt2.pt" > "$work/py_second.log" 2>&1 ||
     { cat "$work/py_second.log"; fail "the Python twin's resumed half failed"; }
   cmp -s "$work/py_whole/train_gpt2_loss.csv" "$work/py_parts/train_gpt2_loss.csv" ||
     fail "the Python twin's resumed losses differ from its uninterrupted run's"

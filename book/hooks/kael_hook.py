@@ -252,6 +252,7 @@ def render_output(args: list, kwargs: dict, page: int | None = None) -> str:
     name = args[0]
     section = kwargs.pop("section", None)
     explicit = kwargs.pop("stage", None)
+    raw = kwargs.pop("raw", False)  # Markdown the program wrote (a table), inserted as it is
     if kwargs:
         raise kael_source.ReferenceError(f"output() got unknown arguments {sorted(kwargs)}")
     stage = explicit if explicit is not None else page
@@ -268,6 +269,8 @@ def render_output(args: list, kwargs: dict, page: int | None = None) -> str:
         if section not in sections:
             raise kael_source.ReferenceError(f"{program_path(name)} printed no section {section!r}")
         text = sections[section]
+    if raw:
+        return text.rstrip() + f"\n\n<small>Written by `{program_path(name)}`{note} when the book was built.</small>"
     return f'```text title="output of {program_path(name)}{note}"\n{text.rstrip()}\n```'
 
 

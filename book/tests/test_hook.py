@@ -254,6 +254,15 @@ def test_output_sections(tmp_path, monkeypatch):
     assert "no program book/examples/missing.cpp or .py" in kael_hook._errors[0]
 
 
+def test_raw_output_is_inserted_as_markdown(tmp_path, monkeypatch):
+    (tmp_path / "stage-3").mkdir()
+    (tmp_path / "stage-3" / "demo.txt").write_text("| a | b |\n|---|---|\n| 1 | 2 |\n")
+    monkeypatch.setenv("KAEL_BOOK_OUTPUTS", str(tmp_path))
+    raw = render('{{ output("demo", raw=True) }}')
+    assert "| 1 | 2 |" in raw and "```" not in raw
+    assert "```text" in render('{{ output("demo") }}')
+
+
 # ---- stages: each chapter shows its own stage -------------------------------------------
 
 CHAPTER_00 = "chapters/00-getting-started.md"

@@ -225,8 +225,11 @@ def test_iterable_dataset_batches_equal_torch():
 
 def test_unsupported_features_say_so():
     ours, _ = tensor_datasets()
-    with pytest.raises(NotImplementedError, match="num_workers"):
-        kdata.DataLoader(ours, num_workers=2)
+    with pytest.warns(UserWarning, match="num_workers"):
+        workers = kdata.DataLoader(ours, batch_size=3, num_workers=2)
+    assert [b[0].tolist() for b in workers] == [b[0].tolist() for b in kdata.DataLoader(ours, batch_size=3)]
+    with pytest.raises(NotImplementedError, match="worker_init_fn"):
+        kdata.DataLoader(ours, num_workers=2, worker_init_fn=print)
     with pytest.raises(NotImplementedError, match="generator"):
         kdata.DataLoader(ours, shuffle=True, generator=object())
     with pytest.raises(NotImplementedError, match="generator"):

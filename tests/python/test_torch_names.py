@@ -80,6 +80,14 @@ def test_tensor_to_takes_non_blocking_and_copy_and_pin_memory_is_a_no_op_on_the_
         x.to("cpu", blocking=True)
 
 
+def test_max_and_min_along_a_dim_return_named_pairs():
+    for lib in (kael, torch):
+        x = lib.tensor([[1.0, 5.0, 2.0], [7.0, 0.0, 3.0]])
+        values, indices = x.max(1)
+        assert values.tolist() == [5.0, 7.0] and indices.tolist() == [1, 0]
+        assert lib.min(x, dim=0).values.tolist() == [1.0, 0.0, 2.0] and x.min(0).indices.tolist() == [0, 1, 0]
+
+
 def test_a_zero_dimensional_tensor_formats_as_its_number_and_indexes_numpy():
     for lib in (kael, torch):
         loss = lib.tensor(2.718281)

@@ -90,6 +90,7 @@ def _parameter_class():
     return Parameter
 
 
+# book-region: save
 def save(obj, f, pickle_module=None, pickle_protocol=None, _use_new_zipfile_serialization=True):
     """Writes `obj` to `f`, a path or a binary file object."""
     if pickle_module is not None:
@@ -112,6 +113,7 @@ def save(obj, f, pickle_module=None, pickle_protocol=None, _use_new_zipfile_seri
         with open(os.fspath(f), "wb") as out:
             for chunk in chunks:
                 out.write(chunk)
+# end-book-region: save
 
 
 def _numpy_kael_name(array):

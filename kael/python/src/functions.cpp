@@ -15,6 +15,7 @@
 #include "arguments.h"
 #include "bindings.h"
 #include "casters.h"
+#include "return_types.h"
 
 namespace kael::python {
 namespace py = pybind11;
@@ -38,9 +39,6 @@ void both_binary(py::module_& m, py::class_<PyTensor>& tensor, const char* name,
     both(m, tensor, name, with_number, py::arg("other"));
 }
 
-// max(dim) and min(dim) return (values, indices), as PyTorch's named tuple does; a pair
-// becomes a tuple after the call, once the GIL is held again.
-std::pair<Tensor, Tensor> values_indices(const ValuesIndices& result) { return {result.values, result.indices}; }
 
 void bind_elementwise(py::module_& m, py::class_<PyTensor>& tensor) {
     using Unary = Tensor (*)(const Tensor&);
@@ -171,11 +169,13 @@ void bind_reductions(py::module_& m, py::class_<PyTensor>& tensor) {
     for (const bool largest : {true, false}) {
         const char* name = largest ? "max" : "min";
         both(m, tensor, name, [largest](const Tensor& t) { return largest ? kael::max(t) : kael::min(t); });
-        both(m, tensor, name,
-             [largest](const Tensor& t, std::int64_t dim, bool keepdim) {
-                 return values_indices(largest ? kael::max(t, dim, keepdim) : kael::min(t, dim, keepdim));
-             },
-             py::arg("dim"), py::arg("keepdim") = false);
+        // Along a dim: PyTorch's named pair (values, indices), made with the GIL held.
+        const auto along = [largest, type = named_pair_type(m, name)](const Tensor& t, std::int64_t dim,
+                                                                      bool keepdim) {
+            return as_named_pair(type, [&] { return largest ? kael::max(t, dim, keepdim) : kael::min(t, dim, keepdim); });
+        };
+        tensor.def(name, along, py::arg("dim"), py::arg("keepdim") = false);
+        m.def(name, along, py::arg("input"), py::arg("dim"), py::arg("keepdim") = false);
         const char* position = largest ? "argmax" : "argmin";
         both(m, tensor, position,
              [largest](const Tensor& t, std::optional<std::int64_t> dim, bool keepdim) {

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "kael/factory.h"
+#include "ops/native.h"
 
 namespace kael::native {
 namespace {
@@ -55,7 +56,7 @@ void order_runs(const T* values, std::int64_t runs, std::int64_t length, bool de
 Tensor order_along(const Tensor& t, std::int64_t dim, bool descending, std::int64_t count) {
     const std::int64_t d = wrap_dim(dim, t.dim());
     // The dimension moves last and each run becomes contiguous.
-    const Tensor runs = t.cpu().transpose(d, -1).contiguous();
+    const Tensor runs = native::contiguous(native::transpose(native::to(t, Device::CPU), d, -1));
     const std::int64_t length = runs.size(-1);
     Shape shape = runs.shape();
     shape.back() = count;
@@ -64,7 +65,7 @@ Tensor order_along(const Tensor& t, std::int64_t dim, bool descending, std::int6
     dispatch(t.dtype(), [&]<typename T>() {
         order_runs(runs.data_ptr<T>(), run_count, length, descending, count, order.data_ptr<std::int64_t>());
     });
-    return order.transpose(d, -1).contiguous().to(t.device());
+    return native::to(native::contiguous(native::transpose(order, d, -1)), t.device());
 }
 
 }  // namespace kael::native

@@ -302,6 +302,7 @@ class Module:
         raise NotImplementedError("Module.bfloat16(): kael has no bfloat16 dtype yet (reduced precision is stage 15)")
 
     # ---- saving and loading ----------------------------------------------------------------------
+    # book-region: state-dict
     def state_dict(self, *args, destination=None, prefix="", keep_vars=False):
         """The parameters and persistent buffers by dotted name, as PyTorch names them: every
         name a tensor is reachable by, so a tied weight appears under each of its names."""
@@ -319,6 +320,7 @@ class Module:
             if child is not None:
                 child.state_dict(destination=destination, prefix=f"{prefix}{name}.", keep_vars=keep_vars)
         return destination
+    # end-book-region: state-dict
 
     def _local_state(self):
         state = OrderedDict((name, p) for name, p in self._parameters.items() if p is not None)

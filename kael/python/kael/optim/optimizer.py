@@ -190,6 +190,7 @@ class _Engine(Optimizer):
     def state(self, value):  # the base class's __init__ assigns it; the engines hold the real state
         pass
 
+    # book-region: sync-options
     def _sync_options(self):
         """Hands each group's options to its engine: the learning rate directly, any other
         changed option through the engine's state dict."""
@@ -209,6 +210,7 @@ class _Engine(Optimizer):
                     changed = True
             if changed:
                 engine.load_state_dict(saved)
+    # end-book-region: sync-options
 
     def step(self, closure=None):
         loss = None

@@ -6,11 +6,13 @@ batched: each index gives one example, passed through ``default_convert``. For a
 IterableDataset the examples come from iterating the dataset, ``batch_size`` at a time.
 
 The arguments and their conflicts are PyTorch's, so a loop written for torch.utils.data
-runs unchanged, with two limits: loading happens in the calling process (num_workers=0)
-and shuffling uses kael's global generator (generator=None). ``pin_memory`` is accepted
-and does nothing: there is no page-locked staging buffer in kael.
+runs unchanged, with two limits: loading happens in the calling process (num_workers > 0
+warns and reads the same batches there) and shuffling uses kael's global generator
+(generator=None). ``pin_memory`` is accepted and does nothing: there is no page-locked
+staging buffer in kael.
 """
 import itertools
+import warnings
 
 from .collate import default_collate, default_convert
 from .dataset import IterableDataset
@@ -83,8 +85,13 @@ class DataLoader:
             raise ValueError(f"multiprocessing_context can only be used with multi-process loading "
                              f"(num_workers > 0), but got num_workers={num_workers}")
         if num_workers > 0:
-            raise NotImplementedError(f"num_workers={num_workers}: kael's DataLoader has no worker processes "
-                                      "and loads in the main process only; use num_workers=0")
+            # Workers only change where examples are read, not which or in what order (the
+            # sampler runs in the main process either way), so the batches are the same;
+            # code meant to run inside a worker cannot be honoured, so that is refused.
+            if worker_init_fn is not None:
+                raise NotImplementedError("worker_init_fn: kael's DataLoader has no worker processes to run it in")
+            warnings.warn(f"num_workers={num_workers}: kael's DataLoader has no worker processes; it reads the "
+                          "same batches in the calling process")
         _reject_generator(generator, "DataLoader")
 
         self.dataset = dataset

@@ -70,7 +70,13 @@ class RandomSampler(Sampler):
     def __iter__(self):
         n = len(self.data_source)
         if self.replacement:
-            yield from kael.randint(0, n, [self.num_samples]).tolist()
+            # In chunks, as PyTorch draws them: num_samples may be 10**10 (minGPT asks for
+            # that to sample forever), far more than one tensor could hold.
+            remaining = self.num_samples
+            while remaining > 0:
+                chunk = min(remaining, 32)
+                yield from kael.randint(0, n, [chunk]).tolist()
+                remaining -= chunk
             return
         for _ in range(self.num_samples // n):
             yield from kael.randperm(n).tolist()

@@ -3,7 +3,7 @@
 # changed (port.py), and the same files unchanged on PyTorch, on the KJV text as nanoGPT's
 # character-level dataset. nanoGPT's code is not part of kael: pass a checkout of it.
 #
-#   examples/nanogpt/run.sh NANOGPT_DIR WORK_DIR [kael|torch|both] [--max_iters=N ...]
+#   examples/porting/nanogpt.sh NANOGPT_DIR WORK_DIR [kael|torch|both] [--max_iters=N ...]
 #
 # Each side gets WORK_DIR/<side>/ with the program files, data/kjv_char, a training log
 # (train.log), a run resumed from its checkpoint (resume.log) and a sample (sample.log).
@@ -17,8 +17,8 @@ nanogpt="$(cd "$1" && pwd)"; work="$2"; sides="${3:-both}"; shift 2; [[ $# -gt 0
 python="${PYTHON:-/usr/bin/python3}"
 kael_path="$(cd "${KAEL_PYTHONPATH:-$root/build/main/python}" && pwd)"
 kjv="${KJV:-$root/build/data/kjv.txt}"
-[[ -f "$nanogpt/train.py" && -f "$nanogpt/model.py" ]] || { echo "run.sh: $nanogpt is not a nanoGPT checkout" >&2; exit 2; }
-[[ -f "$kjv" ]] || { echo "run.sh: $kjv is missing; scripts/make-corpus writes it" >&2; exit 2; }
+[[ -f "$nanogpt/train.py" && -f "$nanogpt/model.py" ]] || { echo "nanogpt.sh: $nanogpt is not a nanoGPT checkout" >&2; exit 2; }
+[[ -f "$kjv" ]] || { echo "nanogpt.sh: $kjv is missing; scripts/make-corpus writes it" >&2; exit 2; }
 [[ "$sides" == both ]] && sides="torch kael"
 
 mkdir -p "$work"
