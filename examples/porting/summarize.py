@@ -80,7 +80,9 @@ def main():
     print("Each program ran unchanged on PyTorch 1.13 and with only its import lines changed on kael "
           f"(`examples/porting/port.py`), one thread each, on {cpu_name()}, by `examples/porting/record.sh`. "
           "Each library draws its own starting weights and dropout masks, so the curves agree within noise, "
-          "not to the bit.\n")
+          "not to the bit. PyTorch runs as Debian installs it: this is a comparison of what the programs "
+          "compute, and the times are as a user first sees them (benchmarks/RESULTS-gpt2-training.md "
+          "compares tuned configurations).\n")
     nanogpt(work, nanogpt_commit)
     mingpt(work, mingpt_commit)
 
