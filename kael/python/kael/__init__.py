@@ -110,9 +110,11 @@ def set_float32_matmul_precision(precision):
         raise RuntimeError(f"Invalid precision {precision!r}: use 'highest', 'high' or 'medium'")
 
 
-from . import _tensor  # noqa: E402
+# The Tensor methods written in Python (_tensor.py), once the bindings have a Tensor class.
+if hasattr(_kael, "Tensor"):
+    from . import _tensor  # noqa: E402
 
-_tensor.install()
+    _tensor.install()
 
 # The Python packages over the C++ halves _kael.nn and _kael.optim (training.cpp). The star
 # import above brought those halves in under the same names; `from . import` would return
