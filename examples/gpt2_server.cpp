@@ -5,9 +5,11 @@
 //               [--shutdown-grace 10]
 //
 // Endpoints:
-//   POST /v1/completions   OpenAI's completion request; "stream": true sends server-sent events
-//   GET  /health           {"status": "ok"}, or 503 {"status": "stopping"} during shutdown
-//   GET  /metrics          requests by outcome, tokens, latency percentiles, queue length
+//   POST /v1/completions        OpenAI's completion request; "stream": true sends server-sent events
+//   POST /v1/chat/completions   OpenAI's chat request, the messages rendered by chat_api.h's template
+//   GET  /v1/models             the one model served (and GET /v1/models/{name})
+//   GET  /health                {"status": "ok"}, or 503 {"status": "stopping"} during shutdown
+//   GET  /metrics               requests by outcome, tokens, latency percentiles, queue length
 //
 // The HTTP is cpp-httplib's, the JSON nlohmann-json's, and everything between them is
 // kael::serve: requests are parsed by completion_api.h, scheduled by Scheduler (one model,
@@ -21,6 +23,7 @@
 #include <cstdint>
 #include <deque>
 #include <filesystem>
+#include <functional>
 #include <iostream>
 #include <memory>
 #include <mutex>
@@ -33,6 +36,7 @@
 
 #include "kael/kael.h"
 #include "kael/parallel.h"
+#include "kael/serve/chat_api.h"
 #include "kael/serve/completion_api.h"
 #include "kael/serve/metrics.h"
 #include "kael/serve/scheduler.h"
@@ -124,7 +128,9 @@ struct Completion {
 std::string status_text(int status) {
     switch (status) {
         case 400: return "the request is malformed";
-        case 404: return "no such endpoint; this server has POST /v1/completions, GET /health and GET /metrics";
+        case 404:
+            return "no such endpoint; this server has POST /v1/completions, POST /v1/chat/completions, "
+                   "GET /v1/models, GET /health and GET /metrics";
         case 405: return "this endpoint does not take that method";
         case 413: return "the request body is larger than the server accepts";
         case 414: return "the request line is too long";
@@ -153,7 +159,20 @@ public:
             res.set_content(metrics_.to_json(scheduler_.stats()), "application/json");
         });
         http_.Post("/v1/completions",
-                   [this](const httplib::Request& req, httplib::Response& res) { complete(req, res); });
+                   [this](const httplib::Request& req, httplib::Response& res) { complete(req, res, false); });
+        http_.Post("/v1/chat/completions",
+                   [this](const httplib::Request& req, httplib::Response& res) { complete(req, res, true); });
+        http_.Get("/v1/models", [this](const httplib::Request&, httplib::Response& res) {
+            res.set_content(serve::models_body(options_.name, started_), "application/json");
+        });
+        http_.Get(R"(/v1/models/(.+))", [this](const httplib::Request& req, httplib::Response& res) {
+            try {
+                serve::check_model(req.matches[1].str(), options_.name);
+                res.set_content(serve::model_body(options_.name, started_), "application/json");
+            } catch (const serve::RequestError& e) {
+                fail(res, e.status(), e.what(), "invalid_request_error", e.param(), e.code());
+            }
+        });
         // Errors httplib answers itself (404, 413, ...) get a JSON body too.
         http_.set_error_handler([this](const httplib::Request&, httplib::Response& res) {
             if (res.body.empty()) {
@@ -200,9 +219,9 @@ public:
 
 private:
     void fail(httplib::Response& res, int status, const std::string& message, const std::string& type,
-              const std::string& param = {}) {
+              const std::string& param = {}, const std::string& code = {}) {
         res.status = status;
-        res.set_content(serve::error_body(message, type, param), "application/json");
+        res.set_content(serve::error_body(message, type, param, code), "application/json");
         metrics_.record_refused(status);
     }
 
@@ -211,14 +230,17 @@ private:
         return seeds_();
     }
 
-    void complete(const httplib::Request& req, httplib::Response& res) {
+    // POST /v1/completions (chat false) and POST /v1/chat/completions (chat true): the same
+    // generation, told apart by how the request is read and how the answer is written.
+    void complete(const httplib::Request& req, httplib::Response& res, bool chat) {
         serve::CompletionRequest request;
         serve::GenerationRequest generation;
         try {
-            request = serve::parse_completion_request(req.body);
+            request = chat ? serve::parse_chat_request(req.body).options : serve::parse_completion_request(req.body);
+            serve::check_model(request.model, options_.name);
             generation = serve::to_generation_request(request, tokenizer_, model_->config(), next_seed());
         } catch (const serve::RequestError& e) {
-            fail(res, e.status(), e.what(), "invalid_request_error", e.param());
+            fail(res, e.status(), e.what(), "invalid_request_error", e.param(), e.code());
             return;
         }
         auto completion = std::make_shared<Completion>(tokenizer_, request.stop);
@@ -244,20 +266,59 @@ private:
             }
             return;
         }
-        const serve::CompletionIds ids{"cmpl-" + std::to_string(next_id_++),
+        const serve::CompletionIds ids{(chat ? "chatcmpl-" : "cmpl-") + std::to_string(next_id_++),
                                        std::chrono::duration_cast<std::chrono::seconds>(
                                            std::chrono::system_clock::now().time_since_epoch())
                                            .count(),
                                        options_.name};
+        const Format format = chat ? chat_format() : completion_format();
         if (request.stream) {
-            stream(res, completion, submission.ticket, ids);
+            stream(res, completion, submission.ticket, ids, format, request.include_usage);
         } else {
-            answer_whole(res, *completion, ids);
+            answer_whole(res, *completion, ids, format);
         }
     }
 
+    // How one endpoint writes its answers: the whole body, and the events of a stream
+    // (an opening one, one per piece of text, the closing one with the finish reason).
+    struct Format {
+        const char* chunk_object;
+        std::function<std::string(const serve::CompletionIds&, std::string_view, std::string_view, std::int64_t,
+                                  std::int64_t)>
+            whole;
+        std::function<std::string(const serve::CompletionIds&)> opening;  // empty string: none
+        std::function<std::string(const serve::CompletionIds&, std::string_view)> piece;
+        std::function<std::string(const serve::CompletionIds&, std::string_view)> closing;
+    };
+
+    static Format completion_format() {
+        return {"text_completion", serve::completion_body, [](const serve::CompletionIds&) { return std::string(); },
+                [](const serve::CompletionIds& ids, std::string_view text) {
+                    return serve::completion_event(ids, text, std::nullopt);
+                },
+                [](const serve::CompletionIds& ids, std::string_view reason) {
+                    return serve::completion_event(ids, "", reason);
+                }};
+    }
+
+    // OpenAI's chat stream: the role first, then the content, then an empty delta with
+    // the finish reason.
+    static Format chat_format() {
+        return {"chat.completion.chunk", serve::chat_completion_body,
+                [](const serve::CompletionIds& ids) {
+                    return serve::chat_chunk_event(ids, "assistant", "", std::nullopt);
+                },
+                [](const serve::CompletionIds& ids, std::string_view text) {
+                    return serve::chat_chunk_event(ids, std::nullopt, text, std::nullopt);
+                },
+                [](const serve::CompletionIds& ids, std::string_view reason) {
+                    return serve::chat_chunk_event(ids, std::nullopt, std::nullopt, reason);
+                }};
+    }
+
     // Waits for the end, then answers with the whole text.
-    void answer_whole(httplib::Response& res, Completion& completion, const serve::CompletionIds& ids) {
+    void answer_whole(httplib::Response& res, Completion& completion, const serve::CompletionIds& ids,
+                      const Format& format) {
         std::unique_lock lock(completion.mutex);
         completion.changed.wait(lock, [&] { return completion.finished.has_value(); });
         const serve::Finished& end = *completion.finished;
@@ -270,8 +331,8 @@ private:
         for (const std::string& piece : completion.pieces) {
             text += piece;
         }
-        res.set_content(serve::completion_body(ids, text, serve::finish_reason_name(end.reason, completion.stop.stopped()),
-                                               end.prompt_tokens, end.completion_tokens),
+        res.set_content(format.whole(ids, text, serve::finish_reason_name(end.reason, completion.stop.stopped()),
+                                     end.prompt_tokens, end.completion_tokens),
                         "application/json");
     }
 
@@ -279,19 +340,23 @@ private:
     // away is noticed at the next write (a comment line every half second keeps a waiting
     // stream checking) and its request is cancelled, which frees its place.
     void stream(httplib::Response& res, std::shared_ptr<Completion> completion, std::shared_ptr<serve::Ticket> ticket,
-                const serve::CompletionIds& ids) {
+                const serve::CompletionIds& ids, const Format& format, bool include_usage) {
         res.set_header("Cache-Control", "no-cache");
         res.set_chunked_content_provider(
             "text/event-stream",
-            [completion, ticket, ids](std::size_t, httplib::DataSink& sink) {
+            [completion, ticket, ids, format, include_usage](std::size_t, httplib::DataSink& sink) {
                 auto send = [&](const std::string& event) { return sink.write(event.data(), event.size()); };
+                if (const std::string opening = format.opening(ids); !opening.empty() && !send(opening)) {
+                    ticket->cancel();
+                    return false;
+                }
                 std::unique_lock lock(completion->mutex);
                 for (;;) {
                     completion->changed.wait_for(lock, std::chrono::milliseconds(500), [&] {
                         return !completion->pieces.empty() || completion->finished.has_value();
                     });
                     while (!completion->pieces.empty()) {
-                        const std::string event = serve::completion_event(ids, completion->pieces.front(), std::nullopt);
+                        const std::string event = format.piece(ids, completion->pieces.front());
                         completion->pieces.pop_front();
                         if (!send(event)) {
                             ticket->cancel();
@@ -310,7 +375,10 @@ private:
                 if (const auto problem = failure(end)) {
                     send("data: " + serve::error_body(problem->second, "server_error") + "\n\n");
                 } else {
-                    send(serve::completion_event(ids, "", serve::finish_reason_name(end.reason, completion->stop.stopped())));
+                    send(format.closing(ids, serve::finish_reason_name(end.reason, completion->stop.stopped())));
+                    if (include_usage) {
+                        send(serve::usage_event(ids, format.chunk_object, end.prompt_tokens, end.completion_tokens));
+                    }
                 }
                 send(serve::done_event());
                 sink.done();
@@ -345,6 +413,9 @@ private:
     httplib::Server http_;
     std::atomic<bool> stopping_{false};
     std::atomic<std::int64_t> next_id_{1};
+    const std::int64_t started_ = std::chrono::duration_cast<std::chrono::seconds>(
+                                      std::chrono::system_clock::now().time_since_epoch())
+                                      .count();
     std::mutex seed_mutex_;
     std::mt19937_64 seeds_;
     std::mutex shutdown_mutex_;

@@ -88,11 +88,11 @@ def generate_text(generate, model, prompt, seed, max_tokens, temperature, top_k)
     return out[len(prompt):-1]
 
 
-def stream_events(server, body, hang_up_after=None):
+def stream_events(server, body, hang_up_after=None, path="/v1/completions"):
     """The data of each event of a streamed completion (stops reading after
     `hang_up_after` events and closes the connection), and the content type."""
     connection = http.client.HTTPConnection("127.0.0.1", server.port, timeout=60)
-    connection.request("POST", "/v1/completions", json.dumps(dict(body, stream=True)),
+    connection.request("POST", path, json.dumps(dict(body, stream=True)),
                        {"Content-Type": "application/json"})
     response = connection.getresponse()
     events = []
@@ -147,7 +147,7 @@ def main():
     server = Server(args.server, model, "--max-batch", "4", "--max-queue", "4", "--threads", "1",
                     "--max-body-bytes", "4096", "--shutdown-grace", "20", "--name", "tiny-gpt2")
     try:
-        run_checks(server, args.generate, model)
+        run_checks(server, args.generate, model, args.repository)
     finally:
         status = server.stop()
     check(status == 0, f"SIGTERM with nothing running: the server exits with status 0 (got {status})")
@@ -156,16 +156,92 @@ def main():
     return 1 if failures else 0
 
 
-def run_checks(server, generate, model):
+def openai_api_checks(server):
+    """The model endpoints, the model check, stream_options.include_usage and the chat
+    endpoint, as OpenAI's clients use them."""
+    status, _, raw = server.request("GET", "/v1/models")
+    models = json.loads(raw)
+    check(status == 200 and models["object"] == "list" and [m["id"] for m in models["data"]] == ["tiny-gpt2"],
+          "GET /v1/models lists the served model")
+    status, _, raw = server.request("GET", "/v1/models/tiny-gpt2")
+    check(status == 200 and json.loads(raw)["id"] == "tiny-gpt2", "GET /v1/models/tiny-gpt2 finds it")
+    for method, path, body in (("GET", "/v1/models/gpt-4", None),
+                               ("POST", "/v1/completions", {"model": "gpt-4", "prompt": "x"}),
+                               ("POST", "/v1/chat/completions",
+                                {"model": "gpt-4", "messages": [{"role": "user", "content": "x"}]})):
+        status, _, raw = server.request(method, path, body)
+        error = json.loads(raw).get("error", {})
+        check(status == 404 and error.get("code") == "model_not_found" and error.get("param") == "model",
+              f"{method} {path} for an unknown model: 404 model_not_found")
+
+    body = {"model": "tiny-gpt2", "prompt": "The tensor is", "seed": 4, "max_tokens": 12}
+    whole = server.complete(**body)[1]
+    events, _ = stream_events(server, dict(body, stream_options={"include_usage": True}))
+    usage = json.loads(events[-2])
+    check(usage["choices"] == [] and usage["usage"] == whole["usage"] and
+          json.loads(events[-3])["choices"][0]["finish_reason"] == whole["choices"][0]["finish_reason"],
+          "include_usage: after the finish reason, one event with no choices and the whole request's usage")
+    events, _ = stream_events(server, body)
+    check(all(json.loads(e).get("usage") is None for e in events[:-1]), "without include_usage no usage event")
+    status, _, raw = server.request("POST", "/v1/completions", dict(body, stream_options={"include_usage": True}))
+    check(status == 400 and json.loads(raw)["error"]["param"] == "stream_options", "stream_options needs stream")
+
+    chat = {"model": "tiny-gpt2", "seed": 9, "max_tokens": 16,
+            "messages": [{"role": "system", "content": "Answer briefly."}, {"role": "user", "content": "Hello"}]}
+    status, _, raw = server.request("POST", "/v1/chat/completions", chat)
+    answer = json.loads(raw)
+    message = answer["choices"][0]["message"] if status == 200 else {}
+    check(status == 200 and answer["object"] == "chat.completion" and answer["id"].startswith("chatcmpl-") and
+          message.get("role") == "assistant" and isinstance(message.get("content"), str) and
+          "\nUser:" not in message["content"], "a chat completion is the assistant's message")
+    # The transcript the template makes is the prompt: the same seed continues it the same way.
+    prompt = "Answer briefly.\n\nUser: Hello\nAssistant:"
+    plain = server.complete(model="tiny-gpt2", prompt=prompt, seed=9, max_tokens=16, stop="\nUser:")[1]
+    check(message.get("content") == plain["choices"][0]["text"] and
+          answer["usage"] == plain["usage"], "the chat prompt is the documented transcript")
+    events, _ = stream_events(server, dict(chat, stream_options={"include_usage": True}),
+                              path="/v1/chat/completions")
+    chunks = [json.loads(e) for e in events[:-1]]
+    deltas = [c["choices"][0]["delta"] for c in chunks if c["choices"]]
+    check(deltas[0] == {"role": "assistant", "content": ""} and deltas[-1] == {} and
+          "".join(d.get("content", "") for d in deltas) == message.get("content") and
+          chunks[-2]["choices"][0]["finish_reason"] == answer["choices"][0]["finish_reason"] and
+          chunks[-1]["usage"] == answer["usage"] and events[-1] == "[DONE]",
+          "a streamed chat: the role, the content, the finish reason, the usage, [DONE]")
+    status, _, raw = server.request("POST", "/v1/chat/completions", {"model": "tiny-gpt2", "messages": []})
+    check(status == 400 and json.loads(raw)["error"]["param"] == "messages", "a chat without messages is a 400")
+
+
+def openai_client_checks(server, repository):
+    """OpenAI's own Node.js SDK against the server (tests/openai_client/client_test.mjs),
+    where scripts/fetch-openai-client has installed it; skipped, and said so, where not."""
+    client_dir = pathlib.Path(repository) / "build" / "data" / "openai-client"
+    node = shutil.which("node")
+    if node is None or not (client_dir / "node_modules" / "openai" / "package.json").is_file():
+        print(f"skipped: OpenAI's Node.js client (no node, or no {client_dir}; scripts/fetch-openai-client)")
+        return
+    script = pathlib.Path(repository) / "tests" / "openai_client" / "client_test.mjs"
+    result = subprocess.run([node, str(script), f"http://127.0.0.1:{server.port}", "tiny-gpt2", str(client_dir)],
+                            capture_output=True, text=True, timeout=300)
+    for line in result.stdout.splitlines():
+        if line.startswith(("ok: ", "FAIL: ")):
+            check(line.startswith("ok: "), "openai SDK: " + line.split(": ", 1)[1])
+    check(result.returncode == 0, "the openai SDK's checks ran to the end" +
+          ("" if result.returncode == 0 else ": " + result.stderr[-2000:]))
+
+
+def run_checks(server, generate, model, repository):
     status, _, body = server.request("GET", "/health")
     check(status == 200 and json.loads(body) == {"status": "ok"}, "GET /health answers ok")
+    openai_api_checks(server)
+    openai_client_checks(server, repository)
 
     # The same text as the C++ API for the same seed, sampled and greedy.
     cases = [("Hello, world", 7, 20, 0.8, 40), ("The tensor is", 11, 24, 1.0, 5), ("Once", 3, 16, 0.0, 1)]
     for prompt, seed, max_tokens, temperature, top_k in cases:
         expected = generate_text(generate, model, prompt, seed, max_tokens, temperature, top_k)
         status, answer = server.complete(prompt=prompt, seed=seed, max_tokens=max_tokens, temperature=temperature,
-                                         top_k=top_k, model="anything")
+                                         top_k=top_k, model="tiny-gpt2")
         check(status == 200 and answer["choices"][0]["text"] == expected,
               f"seed {seed}, temperature {temperature}: the completion is gpt2_generate's text {expected!r}")
         check(answer.get("object") == "text_completion" and answer.get("model") == "tiny-gpt2" and

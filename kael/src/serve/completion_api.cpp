@@ -10,6 +10,7 @@
 #include <nlohmann/json.hpp>
 
 #include "kael/error.h"
+#include "serve/json_body.h"
 
 namespace kael::serve {
 namespace {
@@ -169,15 +170,31 @@ const std::map<std::string, FieldReader>& fields() {
              }
          }},
         {"user", [](const json&, CompletionRequest&) {}},  // who asked, for the client's own records
+        {"stream_options",
+         [](const json& v, CompletionRequest& r) {
+             if (!v.is_object()) {
+                 bad("stream_options", "'stream_options' must be an object, got " + v.dump());
+             }
+             for (const auto& [option, value] : v.items()) {
+                 if (option != "include_usage") {
+                     bad("stream_options", "unrecognized stream option: '" + option + "'");
+                 }
+                 if (!value.is_boolean()) {
+                     bad("stream_options", "'include_usage' must be true or false, got " + value.dump());
+                 }
+                 r.include_usage = value.get<bool>();
+             }
+             r.stream_options_given = true;
+         }},
     };
     return readers;
 }
 
-std::string dump(const json& value) { return value.dump(-1, ' ', false, json::error_handler_t::replace); }
+std::string dump(const json& value) { return dump_json(value); }
 
 }  // namespace
 
-CompletionRequest parse_completion_request(std::string_view body) {
+json parse_json_object(std::string_view body) {
     json parsed;
     try {
         parsed = json::parse(body, [](int depth, json::parse_event_t, json&) {
@@ -192,6 +209,13 @@ CompletionRequest parse_completion_request(std::string_view body) {
     if (!parsed.is_object()) {
         throw RequestError(400, "the request body must be a JSON object, got " + std::string(parsed.type_name()));
     }
+    return parsed;
+}
+
+std::string dump_json(const json& value) { return value.dump(-1, ' ', false, json::error_handler_t::replace); }
+
+CompletionRequest parse_completion_request(std::string_view body) {
+    const json parsed = parse_json_object(body);
     CompletionRequest request;
     for (const auto& [name, value] : parsed.items()) {
         const auto reader = fields().find(name);
@@ -202,8 +226,33 @@ CompletionRequest parse_completion_request(std::string_view body) {
             reader->second(value, request);
         }
     }
+    if (request.stream_options_given && !request.stream) {
+        bad("stream_options", "'stream_options' is only allowed when 'stream' is true");
+    }
     return request;
 }
+
+void check_model(std::string_view requested, std::string_view served) {
+    if (!requested.empty() && requested != served) {
+        throw RequestError(404, "The model '" + std::string(requested) + "' does not exist; this server serves '" +
+                                    std::string(served) + "'",
+                           "model", "model_not_found");
+    }
+}
+
+namespace {
+
+json model_object(std::string_view name, std::int64_t created) {
+    return {{"id", name}, {"object", "model"}, {"created", created}, {"owned_by", "kael"}};
+}
+
+}  // namespace
+
+std::string models_body(std::string_view name, std::int64_t created) {
+    return dump(json{{"object", "list"}, {"data", json::array({model_object(name, created)})}});
+}
+
+std::string model_body(std::string_view name, std::int64_t created) { return dump(model_object(name, created)); }
 
 GenerationRequest to_generation_request(const CompletionRequest& request, const text::GPT2Tokenizer& tokenizer,
                                         const nn::GPTConfig& config, std::uint64_t seed) {
@@ -283,13 +332,30 @@ std::string completion_event(const CompletionIds& ids, std::string_view text,
     return "data: " + dump(body) + "\n\n";
 }
 
+std::string usage_event(const CompletionIds& ids, std::string_view object, std::int64_t prompt_tokens,
+                        std::int64_t completion_tokens) {
+    const json body = {
+        {"id", ids.id},
+        {"object", object},
+        {"created", ids.created},
+        {"model", ids.model},
+        {"choices", json::array()},
+        {"usage",
+         {{"prompt_tokens", prompt_tokens},
+          {"completion_tokens", completion_tokens},
+          {"total_tokens", prompt_tokens + completion_tokens}}},
+    };
+    return "data: " + dump(body) + "\n\n";
+}
+
 std::string done_event() { return "data: [DONE]\n\n"; }
 
-std::string error_body(std::string_view message, std::string_view type, std::string_view param) {
+std::string error_body(std::string_view message, std::string_view type, std::string_view param,
+                       std::string_view code) {
     const json error = {{"message", message},
                         {"type", type},
                         {"param", param.empty() ? json(nullptr) : json(param)},
-                        {"code", nullptr}};
+                        {"code", code.empty() ? json(nullptr) : json(code)}};
     return dump(json{{"error", error}});
 }
 

@@ -22,21 +22,25 @@
 
 namespace kael::serve {
 
-/// A request the client got wrong, with the HTTP status to answer and the parameter at
-/// fault (empty when none is): 400 for a bad body, 413 for one too large, and so on.
+/// A request the client got wrong, with the HTTP status to answer, the parameter at fault
+/// and OpenAI's error code (each empty when there is none): 400 for a bad body, 404 with
+/// code "model_not_found" for a model the server does not serve, and so on.
 class RequestError : public std::runtime_error {
 public:
     /// `message` is what the client reads.
-    RequestError(int status, const std::string& message, std::string param = {})
-        : std::runtime_error(message), status_(status), param_(std::move(param)) {}
+    RequestError(int status, const std::string& message, std::string param = {}, std::string code = {})
+        : std::runtime_error(message), status_(status), param_(std::move(param)), code_(std::move(code)) {}
     /// The HTTP status code.
     [[nodiscard]] int status() const noexcept { return status_; }
     /// The request parameter the error is about, or empty.
     [[nodiscard]] const std::string& param() const noexcept { return param_; }
+    /// OpenAI's machine-readable code ("model_not_found"), or empty.
+    [[nodiscard]] const std::string& code() const noexcept { return code_; }
 
 private:
     int status_;
     std::string param_;
+    std::string code_;
 };
 
 /// The most stop strings a request may give, as in OpenAI's API.
@@ -55,14 +59,26 @@ struct CompletionRequest {
     std::optional<std::uint64_t> seed;  ///< >= 0; without, the server picks one
     std::vector<std::string> stop;      ///< up to four non-empty strings
     bool stream = false;                ///< send server-sent events as tokens arrive
+    /// stream_options.include_usage: a last event with the token counts and no choices.
+    bool include_usage = false;
+    bool stream_options_given = false;  ///< stream_options was in the body (it needs stream)
 };
 
 /// Parses and checks `body`. RequestError 400 naming the parameter for a body that is not
 /// a JSON object, an unknown parameter, a parameter of the wrong JSON type (an integer
-/// must be a JSON integer: 16.5, "16" and true are refused), a value out of range, or an
-/// option this server does not have (n, best_of other than 1; echo; logprobs; suffix;
-/// non-zero penalties; a logit_bias).
+/// must be a JSON integer: 16.5, "16" and true are refused), a value out of range,
+/// stream_options without stream, or an option this server does not have (n, best_of
+/// other than 1; echo; logprobs; suffix; non-zero penalties; a logit_bias).
 [[nodiscard]] CompletionRequest parse_completion_request(std::string_view body);
+
+/// RequestError 404 with OpenAI's code "model_not_found" unless `requested` is the name
+/// the server serves (`served`). An empty `requested` (no "model" given) is accepted.
+void check_model(std::string_view requested, std::string_view served);
+
+/// The body of GET /v1/models: OpenAI's list with the one model the server serves.
+[[nodiscard]] std::string models_body(std::string_view name, std::int64_t created);
+/// The body of GET /v1/models/{name}: the model itself.
+[[nodiscard]] std::string model_body(std::string_view name, std::int64_t created);
 
 /// The request as the scheduler takes it: the prompt encoded (or its ids checked), the
 /// sampling options and the stop token (<|endoftext|>, which ends every completion as in
@@ -94,10 +110,17 @@ struct CompletionIds {
 [[nodiscard]] std::string completion_event(const CompletionIds& ids, std::string_view text,
                                            std::optional<std::string_view> finish_reason);
 
+/// The last event of a stream that asked for stream_options.include_usage: `object`
+/// ("text_completion" or "chat.completion.chunk"), no choices, and the token counts.
+[[nodiscard]] std::string usage_event(const CompletionIds& ids, std::string_view object, std::int64_t prompt_tokens,
+                                      std::int64_t completion_tokens);
+
 /// The event that ends a stream, "data: [DONE]\n\n".
 [[nodiscard]] std::string done_event();
 
-/// An error body in OpenAI's shape: {"error": {"message", "type", "param", "code"}}.
-[[nodiscard]] std::string error_body(std::string_view message, std::string_view type, std::string_view param = {});
+/// An error body in OpenAI's shape: {"error": {"message", "type", "param", "code"}}, with
+/// null for an empty param or code.
+[[nodiscard]] std::string error_body(std::string_view message, std::string_view type, std::string_view param = {},
+                                     std::string_view code = {});
 
 }  // namespace kael::serve

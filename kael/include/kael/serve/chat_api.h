@@ -1,0 +1,70 @@
+#pragma once
+/// \file
+/// \brief OpenAI's chat completion API for a base model (chapter 13): messages checked and
+/// rendered into one prompt by a documented template, and the bodies and events of
+/// POST /v1/chat/completions.
+///
+/// GPT-2 was trained on plain text and knows no chat format, so the template is plain text
+/// too. Each message becomes one paragraph of a transcript, and the prompt ends where the
+/// assistant's next turn begins:
+///
+///     <system or developer message>\n\n     (each one, first)
+///     User: <user message>\n
+///     Assistant: <assistant message>\n
+///     ...
+///     Assistant:
+///
+/// A base model that has written its turn tends to go on with the user's next one, so
+/// "\nUser:" is one more stop string of every chat request, beside the client's own.
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "kael/serve/completion_api.h"
+
+namespace kael::serve {
+
+/// One message of a conversation; the role is "system", "developer", "user" or "assistant".
+struct ChatMessage {
+    std::string role;
+    std::string content;
+};
+
+/// A POST /v1/chat/completions body: the messages, and the options shared with the
+/// completion endpoint (`options.prompt` holds the rendered transcript).
+struct ChatRequest {
+    std::vector<ChatMessage> messages;
+    CompletionRequest options;
+};
+
+/// The stop string that ends the assistant's turn where the user's would begin.
+inline constexpr std::string_view kChatTurnEnd = "\nUser:";
+
+/// Parses and checks `body`. RequestError 400 naming the parameter for missing or empty
+/// `messages`, a message without a known role or without text content (a string, or a
+/// list of {"type": "text", "text": ...} parts), a tool message or tools, logprobs,
+/// and everything parse_completion_request refuses. `max_completion_tokens` is read as
+/// `max_tokens`; the completion endpoint's `prompt`, `echo`, `suffix` and `best_of` are
+/// not chat parameters and are refused as unknown.
+[[nodiscard]] ChatRequest parse_chat_request(std::string_view body);
+
+/// The prompt of `messages` under the template above.
+[[nodiscard]] std::string render_chat_prompt(const std::vector<ChatMessage>& messages);
+
+/// The body of a whole chat completion ("object": "chat.completion", one choice whose
+/// message is the assistant's, usage).
+[[nodiscard]] std::string chat_completion_body(const CompletionIds& ids, std::string_view content,
+                                               std::string_view finish_reason, std::int64_t prompt_tokens,
+                                               std::int64_t completion_tokens);
+
+/// One event of a streamed chat completion, as OpenAI sends them: the first carries the
+/// role ({"role": "assistant", "content": ""}), the next ones the content, and the last an
+/// empty delta with the finish reason.
+[[nodiscard]] std::string chat_chunk_event(const CompletionIds& ids, std::optional<std::string_view> role,
+                                           std::optional<std::string_view> content,
+                                           std::optional<std::string_view> finish_reason);
+
+}  // namespace kael::serve

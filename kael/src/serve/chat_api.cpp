@@ -1,0 +1,171 @@
+// OpenAI's chat completion API over a base model (chapter 13). The chat-only parameters
+// are read here; everything the two endpoints share goes through the completion
+// endpoint's own parser, so the two cannot drift apart.
+#include "kael/serve/chat_api.h"
+
+#include <set>
+
+#include <nlohmann/json.hpp>
+
+#include "serve/json_body.h"
+
+namespace kael::serve {
+namespace {
+
+using nlohmann::json;
+
+[[noreturn]] void bad(const std::string& param, const std::string& message) {
+    throw RequestError(400, message, param);
+}
+
+// A message's text: a string, or the text parts of a list of content parts.
+std::string message_text(const json& content, std::size_t index) {
+    const std::string where = "messages[" + std::to_string(index) + "].content";
+    if (content.is_string()) {
+        return content.get<std::string>();
+    }
+    if (!content.is_array()) {
+        bad(where, "'" + where + "' must be a string or a list of text parts, got " + content.dump());
+    }
+    std::string text;
+    for (const json& part : content) {
+        if (!part.is_object() || part.value("type", "") != "text" || !part.contains("text") ||
+            !part["text"].is_string()) {
+            bad(where, "this server reads text parts only ({\"type\": \"text\", \"text\": ...}), got " + part.dump());
+        }
+        text += part["text"].get<std::string>();
+    }
+    return text;
+}
+
+std::vector<ChatMessage> messages_of(const json& value) {
+    if (!value.is_array() || value.empty()) {
+        bad("messages", "'messages' must be a non-empty list of messages, got " + value.dump());
+    }
+    static const std::set<std::string> roles = {"system", "developer", "user", "assistant"};
+    std::vector<ChatMessage> messages;
+    for (std::size_t i = 0; i < value.size(); ++i) {
+        const json& message = value[i];
+        const std::string where = "messages[" + std::to_string(i) + "]";
+        if (!message.is_object() || !message.contains("role") || !message["role"].is_string()) {
+            bad(where, "'" + where + "' must be an object with a 'role', got " + message.dump());
+        }
+        const std::string role = message["role"].get<std::string>();
+        if (roles.count(role) == 0) {
+            bad(where + ".role", "role '" + role + "' is not supported; this server takes system, developer, "
+                                 "user and assistant messages");
+        }
+        if (!message.contains("content") || message["content"].is_null()) {
+            bad(where + ".content", "'" + where + "' has no content");
+        }
+        messages.push_back({role, message_text(message["content"], i)});
+    }
+    return messages;
+}
+
+}  // namespace
+
+ChatRequest parse_chat_request(std::string_view body) {
+    json parsed = parse_json_object(body);
+    ChatRequest request;
+    if (!parsed.contains("messages")) {
+        bad("messages", "a chat completion needs 'messages'");
+    }
+    request.messages = messages_of(parsed["messages"]);
+    parsed.erase("messages");
+    // Parameters of the completion endpoint that chat does not have.
+    for (const char* name : {"prompt", "echo", "suffix", "best_of"}) {
+        if (parsed.contains(name)) {
+            bad(name, "unrecognized request argument: '" + std::string(name) + "'");
+        }
+    }
+    for (const char* name : {"tools", "tool_choice", "functions", "function_call", "top_logprobs"}) {
+        if (parsed.contains(name) && !parsed[name].is_null()) {
+            bad(name, "'" + std::string(name) + "' is not supported by this server");
+        }
+        parsed.erase(name);
+    }
+    if (parsed.contains("logprobs")) {
+        if (!parsed["logprobs"].is_null() && parsed["logprobs"] != false) {
+            bad("logprobs", "'logprobs' is not supported by this server yet");
+        }
+        parsed.erase("logprobs");
+    }
+    if (parsed.contains("response_format")) {
+        const json& format = parsed["response_format"];
+        if (!format.is_null() && !(format.is_object() && format.value("type", "") == "text" && format.size() == 1)) {
+            bad("response_format", "only {\"type\": \"text\"} is supported, got " + format.dump());
+        }
+        parsed.erase("response_format");
+    }
+    if (parsed.contains("max_completion_tokens")) {
+        if (parsed.contains("max_tokens") && !parsed["max_tokens"].is_null()) {
+            bad("max_completion_tokens", "give 'max_completion_tokens' or 'max_tokens', not both");
+        }
+        parsed["max_tokens"] = parsed["max_completion_tokens"];
+        parsed.erase("max_completion_tokens");
+    }
+    request.options = parse_completion_request(dump_json(parsed));
+    request.options.prompt = render_chat_prompt(request.messages);
+    request.options.stop.emplace_back(kChatTurnEnd);
+    return request;
+}
+
+std::string render_chat_prompt(const std::vector<ChatMessage>& messages) {
+    std::string prompt;
+    for (const ChatMessage& message : messages) {
+        if (message.role == "system" || message.role == "developer") {
+            prompt += message.content + "\n\n";
+        } else if (message.role == "user") {
+            prompt += "User: " + message.content + "\n";
+        } else {
+            prompt += "Assistant: " + message.content + "\n";
+        }
+    }
+    return prompt + "Assistant:";
+}
+
+std::string chat_completion_body(const CompletionIds& ids, std::string_view content, std::string_view finish_reason,
+                                 std::int64_t prompt_tokens, std::int64_t completion_tokens) {
+    const json choice = {{"index", 0},
+                         {"message", {{"role", "assistant"}, {"content", content}, {"refusal", nullptr}}},
+                         {"logprobs", nullptr},
+                         {"finish_reason", finish_reason}};
+    const json body = {
+        {"id", ids.id},
+        {"object", "chat.completion"},
+        {"created", ids.created},
+        {"model", ids.model},
+        {"choices", json::array({choice})},
+        {"usage",
+         {{"prompt_tokens", prompt_tokens},
+          {"completion_tokens", completion_tokens},
+          {"total_tokens", prompt_tokens + completion_tokens}}},
+    };
+    return dump_json(body);
+}
+
+std::string chat_chunk_event(const CompletionIds& ids, std::optional<std::string_view> role,
+                             std::optional<std::string_view> content, std::optional<std::string_view> finish_reason) {
+    json delta = json::object();
+    if (role) {
+        delta["role"] = *role;
+    }
+    if (content) {
+        delta["content"] = *content;
+    }
+    const json choice = {{"index", 0},
+                         {"delta", delta},
+                         {"logprobs", nullptr},
+                         {"finish_reason", finish_reason ? json(*finish_reason) : json(nullptr)}};
+    const json body = {
+        {"id", ids.id},
+        {"object", "chat.completion.chunk"},
+        {"created", ids.created},
+        {"model", ids.model},
+        {"choices", json::array({choice})},
+    };
+    return "data: " + dump_json(body) + "\n\n";
+}
+
+}  // namespace kael::serve

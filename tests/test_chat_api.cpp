@@ -1,0 +1,153 @@
+// OpenAI's chat completion API and the model endpoints without the HTTP (chapter 13): the
+// messages a request must carry, the template that turns them into a prompt, the
+// parameters shared with the completion endpoint, and the shapes of what is sent back.
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+
+#include <string>
+
+#include "kael/serve/chat_api.h"
+#include "kael/serve/completion_api.h"
+
+namespace {
+
+using kael::serve::RequestError;
+using kael::serve::parse_chat_request;
+using nlohmann::json;
+
+// The status and parameter of the RequestError that parsing `body` throws.
+std::pair<int, std::string> chat_refusal(const std::string& body) {
+    try {
+        (void)parse_chat_request(body);
+    } catch (const RequestError& e) {
+        return {e.status(), e.param()};
+    }
+    ADD_FAILURE() << "accepted: " << body;
+    return {0, ""};
+}
+
+// The JSON of one server-sent event, without "data: " and the blank line.
+json event_json(const std::string& event) {
+    EXPECT_EQ(event.rfind("data: ", 0), 0u);
+    EXPECT_EQ(event.substr(event.size() - 2), "\n\n");
+    return json::parse(event.substr(6, event.size() - 8));
+}
+
+const kael::serve::CompletionIds kIds{"chatcmpl-1", 1700000000, "gpt2"};
+
+TEST(ChatApi, MessagesBecomeATranscriptEndingWhereTheAssistantSpeaks) {
+    const auto request = parse_chat_request(R"({"model": "gpt2", "messages": [
+        {"role": "system", "content": "Be brief."},
+        {"role": "user", "content": "Hello"},
+        {"role": "assistant", "content": "Hi."},
+        {"role": "user", "content": [{"type": "text", "text": "How "}, {"type": "text", "text": "are you?"}]}]})");
+    ASSERT_EQ(request.messages.size(), 4u);
+    EXPECT_EQ(std::get<std::string>(request.options.prompt),
+              "Be brief.\n\nUser: Hello\nAssistant: Hi.\nUser: How are you?\nAssistant:");
+    EXPECT_EQ(request.options.model, "gpt2");
+    // The user's next turn ends the assistant's, beside the client's own stop strings.
+    ASSERT_FALSE(request.options.stop.empty());
+    EXPECT_EQ(request.options.stop.back(), "\nUser:");
+}
+
+TEST(ChatApi, SharedParametersAreReadAsTheCompletionEndpointReadsThem) {
+    const auto request = parse_chat_request(R"({"messages": [{"role": "user", "content": "x"}],
+        "max_completion_tokens": 7, "temperature": 0, "seed": 3, "stop": ["a", "b", "c", "d"], "stream": true,
+        "stream_options": {"include_usage": true}, "user": "me", "n": 1, "logprobs": false,
+        "response_format": {"type": "text"}})");
+    EXPECT_EQ(request.options.max_tokens, 7);
+    EXPECT_EQ(request.options.temperature, 0.0);
+    EXPECT_EQ(request.options.seed, 3u);
+    EXPECT_EQ(request.options.stop.size(), 5u);  // the client's four and the turn's end
+    EXPECT_TRUE(request.options.stream && request.options.include_usage);
+    EXPECT_EQ(parse_chat_request(R"({"messages": [{"role": "user", "content": "x"}], "max_tokens": 4})")
+                  .options.max_tokens,
+              4);
+}
+
+TEST(ChatApi, RefusesWhatItCannotHonour) {
+    EXPECT_EQ(chat_refusal(R"({"model": "gpt2"})"), (std::pair{400, std::string("messages")}));
+    EXPECT_EQ(chat_refusal(R"({"messages": []})").second, "messages");
+    EXPECT_EQ(chat_refusal(R"({"messages": [{"content": "x"}]})").second, "messages[0]");
+    EXPECT_EQ(chat_refusal(R"({"messages": [{"role": "tool", "content": "x"}]})").second, "messages[0].role");
+    EXPECT_EQ(chat_refusal(R"({"messages": [{"role": "user"}]})").second, "messages[0].content");
+    EXPECT_EQ(chat_refusal(R"({"messages": [{"role": "user", "content": [{"type": "image_url"}]}]})").second,
+              "messages[0].content");
+    const std::string one = R"("messages": [{"role": "user", "content": "x"}])";
+    EXPECT_EQ(chat_refusal("{" + one + R"(, "prompt": "x"})").second, "prompt");
+    EXPECT_EQ(chat_refusal("{" + one + R"(, "tools": [{"type": "function"}]})").second, "tools");
+    EXPECT_EQ(chat_refusal("{" + one + R"(, "logprobs": true})").second, "logprobs");
+    EXPECT_EQ(chat_refusal("{" + one + R"(, "n": 2})").second, "n");
+    EXPECT_EQ(chat_refusal("{" + one + R"(, "max_tokens": 2, "max_completion_tokens": 2})").second,
+              "max_completion_tokens");
+    EXPECT_EQ(chat_refusal("{" + one + R"(, "stream_options": {"include_usage": true}})").second,
+              "stream_options");
+    EXPECT_EQ(chat_refusal("{" + one + R"(, "response_format": {"type": "json_object"}})").second,
+              "response_format");
+}
+
+TEST(ChatApi, ResponsesHaveOpenAIsShape) {
+    const json whole = json::parse(kael::serve::chat_completion_body(kIds, "Fine.", "stop", 12, 3));
+    EXPECT_EQ(whole["object"], "chat.completion");
+    EXPECT_EQ(whole["choices"][0]["message"]["role"], "assistant");
+    EXPECT_EQ(whole["choices"][0]["message"]["content"], "Fine.");
+    EXPECT_EQ(whole["choices"][0]["finish_reason"], "stop");
+    EXPECT_EQ(whole["usage"]["total_tokens"], 15);
+
+    const json first = event_json(kael::serve::chat_chunk_event(kIds, "assistant", "", std::nullopt));
+    EXPECT_EQ(first["object"], "chat.completion.chunk");
+    EXPECT_EQ(first["choices"][0]["delta"], (json{{"role", "assistant"}, {"content", ""}}));
+    EXPECT_TRUE(first["choices"][0]["finish_reason"].is_null());
+    const json middle = event_json(kael::serve::chat_chunk_event(kIds, std::nullopt, "Fi", std::nullopt));
+    EXPECT_EQ(middle["choices"][0]["delta"], (json{{"content", "Fi"}}));
+    const json last = event_json(kael::serve::chat_chunk_event(kIds, std::nullopt, std::nullopt, "length"));
+    EXPECT_EQ(last["choices"][0]["delta"], json::object());
+    EXPECT_EQ(last["choices"][0]["finish_reason"], "length");
+
+    const json usage = event_json(kael::serve::usage_event(kIds, "chat.completion.chunk", 12, 3));
+    EXPECT_TRUE(usage["choices"].empty());
+    EXPECT_EQ(usage["usage"]["completion_tokens"], 3);
+}
+
+TEST(ModelsApi, OnlyTheServedModelIsFoundAndTheErrorIsOpenAIs) {
+    EXPECT_NO_THROW(kael::serve::check_model("gpt2", "gpt2"));
+    EXPECT_NO_THROW(kael::serve::check_model("", "gpt2"));
+    try {
+        kael::serve::check_model("gpt-4", "gpt2");
+        ADD_FAILURE() << "gpt-4 accepted";
+    } catch (const RequestError& e) {
+        EXPECT_EQ(e.status(), 404);
+        EXPECT_EQ(e.param(), "model");
+        EXPECT_EQ(e.code(), "model_not_found");
+        const json error = json::parse(kael::serve::error_body(e.what(), "invalid_request_error", e.param(),
+                                                               e.code()))["error"];
+        EXPECT_EQ(error["code"], "model_not_found");
+        EXPECT_NE(error["message"].get<std::string>().find("gpt-4"), std::string::npos);
+    }
+    const json list = json::parse(kael::serve::models_body("gpt2", 1700000000));
+    EXPECT_EQ(list["object"], "list");
+    ASSERT_EQ(list["data"].size(), 1u);
+    EXPECT_EQ(list["data"][0], json::parse(kael::serve::model_body("gpt2", 1700000000)));
+    EXPECT_EQ(list["data"][0]["id"], "gpt2");
+    EXPECT_EQ(list["data"][0]["object"], "model");
+}
+
+TEST(CompletionApi, StreamOptionsNeedAStreamAndIncludeUsageIsRead) {
+    EXPECT_TRUE(kael::serve::parse_completion_request(R"({"stream": true, "stream_options": {"include_usage": true}})")
+                    .include_usage);
+    EXPECT_FALSE(kael::serve::parse_completion_request(R"({"stream": true, "stream_options": {}})").include_usage);
+    for (const char* body : {R"({"stream_options": {"include_usage": true}})",
+                             R"({"stream": true, "stream_options": {"include_usage": 1}})",
+                             R"({"stream": true, "stream_options": {"other": true}})",
+                             R"({"stream": true, "stream_options": true})"}) {
+        try {
+            (void)kael::serve::parse_completion_request(body);
+            ADD_FAILURE() << "accepted: " << body;
+        } catch (const RequestError& e) {
+            EXPECT_EQ(e.param(), "stream_options") << body;
+        }
+    }
+}
+
+}  // namespace
