@@ -2,7 +2,7 @@
 //
 //   gpt2_server --model DIR [--host 127.0.0.1] [--port 8000] [--max-batch 8] [--max-queue 32]
 //               [--max-body-bytes 65536] [--http-threads N] [--threads N] [--name NAME]
-//               [--shutdown-grace 10]
+//               [--shutdown-grace 10] [--write-timeout 10] [--send-buffer-bytes N]
 //
 // Endpoints:
 //   POST /v1/completions        OpenAI's completion request; "stream": true sends server-sent events
@@ -57,6 +57,8 @@ struct Options {
     std::optional<int> threads;
     std::string name;
     double shutdown_grace = 10.0;
+    int write_timeout = 10;  // seconds a write to a client may block before it is cut off
+    std::optional<int> send_buffer_bytes;  // the kernel's buffer of each connection (SO_SNDBUF)
 };
 
 Options parse(int argc, char** argv) {
@@ -66,7 +68,8 @@ Options parse(int argc, char** argv) {
         if (flag == "--help") {
             std::cout << "usage: gpt2_server --model DIR [--host H] [--port P] [--max-batch N] [--max-queue N]\n"
                          "                   [--max-body-bytes N] [--http-threads N] [--threads N] [--name NAME]\n"
-                         "                   [--shutdown-grace SECONDS]\n";
+                         "                   [--shutdown-grace SECONDS] [--write-timeout SECONDS]\n"
+                         "                   [--send-buffer-bytes N]\n";
             std::exit(0);
         }
         KAEL_CHECK_VALUE(i + 1 < argc, "option " << flag << " needs a value");
@@ -81,12 +84,16 @@ Options parse(int argc, char** argv) {
         else if (flag == "--threads") { o.threads = std::stoi(value); }
         else if (flag == "--name") { o.name = value; }
         else if (flag == "--shutdown-grace") { o.shutdown_grace = std::stod(value); }
+        else if (flag == "--write-timeout") { o.write_timeout = std::stoi(value); }
+        else if (flag == "--send-buffer-bytes") { o.send_buffer_bytes = std::stoi(value); }
         else { throw kael::ValueError("unknown option " + flag); }
     }
     KAEL_CHECK_VALUE(!o.model.empty(), "gpt2_server needs --model DIR (see --help)");
     KAEL_CHECK_VALUE(o.port >= 0 && o.port <= 65535, "--port must be in 0 .. 65535, got " << o.port);
     KAEL_CHECK_VALUE(o.max_body_bytes >= 1, "--max-body-bytes must be at least 1");
     KAEL_CHECK_VALUE(o.shutdown_grace >= 0, "--shutdown-grace must be >= 0 seconds");
+    KAEL_CHECK_VALUE(o.write_timeout >= 1, "--write-timeout must be at least 1 second");
+    KAEL_CHECK_VALUE(!o.send_buffer_bytes || *o.send_buffer_bytes >= 1024, "--send-buffer-bytes must be at least 1024");
     KAEL_CHECK_VALUE(!o.http_threads || *o.http_threads >= 1, "--http-threads must be at least 1");
     if (o.name.empty()) {
         o.name = std::filesystem::absolute(o.model).lexically_normal().filename().string();
@@ -147,6 +154,15 @@ public:
             static_cast<int>(options.scheduler.max_batch + options.scheduler.max_queue) + 8);
         http_.new_task_queue = [http_threads] { return new httplib::ThreadPool(static_cast<std::size_t>(http_threads)); };
         http_.set_payload_max_length(options.max_body_bytes);
+        http_.set_write_timeout(options.write_timeout, 0);
+        if (const std::optional<int> bytes = options.send_buffer_bytes) {
+            // The connections inherit the listening socket's buffer size: with a small one, a
+            // client that stops reading makes the server's writes wait (and time out) sooner.
+            http_.set_socket_options([size = *bytes](socket_t sock) {
+                httplib::default_socket_options(sock);
+                setsockopt(sock, SOL_SOCKET, SO_SNDBUF, &size, sizeof(size));
+            });
+        }
         http_.Get("/health", [this](const httplib::Request&, httplib::Response& res) {
             if (stopping_) {
                 res.status = 503;
@@ -338,7 +354,8 @@ private:
 
     // Sends each piece of text as an event as soon as it is decoded. A client that goes
     // away is noticed at the next write (a comment line every half second keeps a waiting
-    // stream checking) and its request is cancelled, which frees its place.
+    // stream checking), and one that stops reading at the write that does not finish within
+    // --write-timeout; either way its request is cancelled, which frees its place.
     void stream(httplib::Response& res, std::shared_ptr<Completion> completion, std::shared_ptr<serve::Ticket> ticket,
                 const serve::CompletionIds& ids, const Format& format, bool include_usage) {
         res.set_header("Cache-Control", "no-cache");
@@ -350,34 +367,40 @@ private:
                     ticket->cancel();
                     return false;
                 }
-                std::unique_lock lock(completion->mutex);
-                for (;;) {
-                    completion->changed.wait_for(lock, std::chrono::milliseconds(500), [&] {
-                        return !completion->pieces.empty() || completion->finished.has_value();
-                    });
-                    while (!completion->pieces.empty()) {
-                        const std::string event = format.piece(ids, completion->pieces.front());
-                        completion->pieces.pop_front();
-                        if (!send(event)) {
+                std::optional<serve::Finished> end;
+                bool stop_string_met = false;
+                while (!end) {
+                    // The text is taken under the lock and written with it released: a client
+                    // that reads slowly then holds up its own handler only. The scheduler's
+                    // thread takes this lock to hand over each token's text, so a write made
+                    // while holding it would stall every stream behind this one socket.
+                    std::deque<std::string> ready;
+                    {
+                        std::unique_lock lock(completion->mutex);
+                        completion->changed.wait_for(lock, std::chrono::milliseconds(500), [&] {
+                            return !completion->pieces.empty() || completion->finished.has_value();
+                        });
+                        ready.swap(completion->pieces);
+                        end = completion->finished;
+                        stop_string_met = end && completion->stop.stopped();  // final once finished
+                    }
+                    for (const std::string& piece : ready) {
+                        if (!send(format.piece(ids, piece))) {
                             ticket->cancel();
                             return false;
                         }
                     }
-                    if (completion->finished) {
-                        break;
-                    }
-                    if (!send(": waiting\n\n")) {
+                    if (!end && ready.empty() && !send(": waiting\n\n")) {
                         ticket->cancel();
                         return false;
                     }
                 }
-                const serve::Finished& end = *completion->finished;
-                if (const auto problem = failure(end)) {
+                if (const auto problem = failure(*end)) {
                     send("data: " + serve::error_body(problem->second, "server_error") + "\n\n");
                 } else {
-                    send(format.closing(ids, serve::finish_reason_name(end.reason, completion->stop.stopped())));
+                    send(format.closing(ids, serve::finish_reason_name(end->reason, stop_string_met)));
                     if (include_usage) {
-                        send(serve::usage_event(ids, format.chunk_object, end.prompt_tokens, end.completion_tokens));
+                        send(serve::usage_event(ids, format.chunk_object, end->prompt_tokens, end->completion_tokens));
                     }
                 }
                 send(serve::done_event());

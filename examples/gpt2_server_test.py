@@ -152,6 +152,7 @@ def main():
         status = server.stop()
     check(status == 0, f"SIGTERM with nothing running: the server exits with status 0 (got {status})")
     shutdown_checks(args.server, model)
+    slow_reader_checks(args.server, args.repository, vocab, work)
     print(f"{len(failures)} failure(s)")
     return 1 if failures else 0
 
@@ -364,6 +365,76 @@ def run_checks(server, generate, model, repository):
     metrics = server.metrics()
     check(metrics["queue_length"] == 0 and metrics["active_requests"] == 0 and
           metrics["latency_seconds"]["p50"] is not None, "the metrics endpoint reports an idle server and latencies")
+
+
+def timed_stream(server, body):
+    """(seconds, the longest wait between two events, number of events) of one streamed
+    completion read at full speed."""
+    connection = http.client.HTTPConnection("127.0.0.1", server.port, timeout=60)
+    connection.request("POST", "/v1/completions", json.dumps(dict(body, stream=True)),
+                       {"Content-Type": "application/json"})
+    start = last = time.time()
+    longest, count = 0.0, 0
+    for raw in connection.getresponse():
+        if raw.startswith(b"data: "):
+            now = time.time()
+            longest, last, count = max(longest, now - last), now, count + 1
+            if raw.startswith(b"data: [DONE]"):
+                break
+    connection.close()
+    return time.time() - start, longest, count
+
+
+def slow_reader_checks(binary, repository, vocab, work):
+    """A client that stops reading must not stall the others. A model with a 1024-token
+    context writes far more than the socket buffers hold, so the slow client's writes
+    block: its handler waits, the scheduler and every other stream go on, and after
+    --write-timeout the slow client is cut off and its place freed."""
+    import socket
+
+    model = work / "model-long"
+    subprocess.run([sys.executable, str(pathlib.Path(repository) / "scripts" / "make-tiny-gpt2"), str(model),
+                    "--vocab-size", "50257", "--n-positions", "1024", "--n-embd", "64", "--n-head", "2",
+                    "--n-layer", "1", "--vocab-dir", str(vocab), "--seed", "6"], check=True, capture_output=True)
+    server = Server(binary, model, "--max-batch", "4", "--max-queue", "4", "--threads", "1",
+                    "--write-timeout", "3", "--send-buffer-bytes", "4096", "--name", "long")
+    try:
+        fast = {"prompt": "Once", "max_tokens": 400, "seed": 2, "temperature": 1.0}
+        alone, _, alone_events = timed_stream(server, fast)
+        cancelled_before = server.metrics()["requests"]["cancelled"]
+        slow = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+        slow.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 2048)  # a small window, never read
+        slow.connect(("127.0.0.1", server.port))
+        body = json.dumps({"prompt": "Once", "max_tokens": 1000, "seed": 3, "stream": True}).encode()
+        slow.sendall(b"POST /v1/completions HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+                     b"Content-Length: " + str(len(body)).encode() + b"\r\n\r\n" + body)
+        time.sleep(0.5)  # its stream is running, its socket filling
+        beside, longest_wait, beside_events = timed_stream(server, fast)
+        # Its time grows with the second row it shares each step with, but it never waits:
+        # a stall behind the slow client's socket would show as a gap of the write timeout.
+        check(beside_events == alone_events and longest_wait < 1.0,
+              f"a stream beside a client that stopped reading never waits: longest gap {longest_wait:.2f} s, "
+              f"{beside:.2f} s in all ({alone:.2f} s alone)")
+        # Its request runs on while its text waits (at most max_tokens pieces), so its place
+        # is freed when the generation ends; the connection is closed when a write has waited
+        # --write-timeout, before the stream's end: what the client finally reads has no [DONE].
+        check(wait_for(lambda: server.metrics()["active_requests"] == 0, seconds=30),
+              "the slow client's place is freed")
+        slow.settimeout(30)
+        received = b""
+        while True:
+            chunk = slow.recv(65536)
+            if not chunk:
+                break
+            received += chunk
+        slow.close()
+        check(b"data: " in received and b"[DONE]" not in received,
+              "the client that stopped reading is cut off after the write timeout, before its stream's end")
+        check(server.metrics()["requests"]["cancelled"] >= cancelled_before, "the metrics still count")
+        status, answer = server.complete(prompt="Once", max_tokens=8)
+        check(status == 200 and answer["usage"]["completion_tokens"] > 0, "the server goes on serving")
+    finally:
+        server.stop()
 
 
 def shutdown_checks(binary, model):
