@@ -104,31 +104,43 @@ Options parse(int argc, char** argv) {
     return o;
 }
 
-// What the scheduler's thread hands one HTTP handler: text as it is decoded, then the end.
-// The decoder and the stop strings are touched by the scheduler's thread only.
-struct Completion {
-    Completion(const kael::text::GPT2Tokenizer& tokenizer, std::vector<std::string> stops)
-        : decoder(tokenizer), stop(std::move(stops)) {}
+// What the scheduler's thread hands one HTTP handler: the text of each choice as it is
+// decoded, tagged with the choice's index, then each choice's end. A request of several
+// choices (n, or several prompts) is several sequences in the scheduler and one outbox here.
+struct Outbox {
+    explicit Outbox(std::size_t choices) : finished(choices), stop_string_met(choices), remaining(choices) {}
 
-    kael::text::StreamingDecoder decoder;
-    serve::StopStrings stop;
     std::mutex mutex;
     std::condition_variable changed;
-    std::deque<std::string> pieces;  // decoded text not yet taken
-    std::optional<serve::Finished> finished;
+    std::deque<std::pair<std::size_t, std::string>> pieces;  // decoded text not yet taken
+    std::vector<std::optional<serve::Finished>> finished;    // per choice, once it has ended
+    std::vector<bool> stop_string_met;
+    std::size_t remaining;  // choices not yet ended
 
-    void put(std::string text, std::optional<serve::Finished> end = std::nullopt) {
+    void put(std::size_t choice, std::string text, std::optional<serve::Finished> end = std::nullopt,
+             bool stopped = false) {
         {
             const std::lock_guard lock(mutex);
             if (!text.empty()) {
-                pieces.push_back(std::move(text));
+                pieces.emplace_back(choice, std::move(text));
             }
             if (end) {
-                finished = std::move(end);
+                finished[choice] = std::move(end);
+                stop_string_met[choice] = stopped;
+                --remaining;
             }
         }
         changed.notify_all();
     }
+};
+
+// One choice's decoder and stop strings: touched by the scheduler's thread only.
+struct ChoiceDecoder {
+    ChoiceDecoder(const kael::text::GPT2Tokenizer& tokenizer, std::vector<std::string> stops)
+        : decoder(tokenizer), stop(std::move(stops)) {}
+
+    kael::text::StreamingDecoder decoder;
+    serve::StopStrings stop;
 };
 
 // What an error that httplib answers by itself means, for its JSON body.
@@ -250,37 +262,54 @@ private:
     // generation, told apart by how the request is read and how the answer is written.
     void complete(const httplib::Request& req, httplib::Response& res, bool chat) {
         serve::CompletionRequest request;
-        serve::GenerationRequest generation;
+        std::vector<serve::GenerationRequest> generations;
         try {
             request = chat ? serve::parse_chat_request(req.body).options : serve::parse_completion_request(req.body);
             serve::check_model(request.model, options_.name);
-            generation = serve::to_generation_request(request, tokenizer_, model_->config(), next_seed());
+            const auto choices = static_cast<std::int64_t>(request.prompts.size()) * request.n;
+            for (std::int64_t c = 0; c < choices; ++c) {
+                generations.push_back(
+                    serve::to_generation_request(request, c, tokenizer_, model_->config(), next_seed()));
+            }
         } catch (const serve::RequestError& e) {
             fail(res, e.status(), e.what(), "invalid_request_error", e.param(), e.code());
             return;
         }
-        auto completion = std::make_shared<Completion>(tokenizer_, request.stop);
-        serve::RequestCallbacks callbacks;
-        callbacks.on_token = [completion](std::int64_t token) {
-            completion->put(completion->stop.push(completion->decoder.push(token)));
-            return !completion->stop.stopped();
-        };
-        callbacks.on_finish = [this, completion](const serve::Finished& finished) {
-            metrics_.record_finished(finished);
-            std::string rest = completion->stop.push(completion->decoder.finish());
-            if (!completion->stop.stopped()) {
-                rest += completion->stop.flush();  // no stop string came: the held text is the end
+        // The prompt's tokens count once per prompt in the usage, as OpenAI counts them.
+        std::int64_t prompt_tokens = 0;
+        for (std::size_t c = 0; c < generations.size(); c += static_cast<std::size_t>(request.n)) {
+            prompt_tokens += static_cast<std::int64_t>(generations[c].prompt.size());
+        }
+        auto outbox = std::make_shared<Outbox>(generations.size());
+        std::vector<std::shared_ptr<serve::Ticket>> tickets;
+        for (std::size_t c = 0; c < generations.size(); ++c) {
+            auto choice = std::make_shared<ChoiceDecoder>(tokenizer_, request.stop);
+            serve::RequestCallbacks callbacks;
+            callbacks.on_token = [outbox, choice, c](std::int64_t token) {
+                outbox->put(c, choice->stop.push(choice->decoder.push(token)));
+                return !choice->stop.stopped();
+            };
+            callbacks.on_finish = [this, outbox, choice, c](const serve::Finished& finished) {
+                metrics_.record_finished(finished);
+                std::string rest = choice->stop.push(choice->decoder.finish());
+                if (!choice->stop.stopped()) {
+                    rest += choice->stop.flush();  // no stop string came: the held text is the end
+                }
+                outbox->put(c, std::move(rest), finished, choice->stop.stopped());
+            };
+            const serve::Submission submission = scheduler_.submit(std::move(generations[c]), std::move(callbacks));
+            if (!submission.ticket) {
+                for (const auto& ticket : tickets) {  // all of a request's choices, or none
+                    ticket->cancel();
+                }
+                if (*submission.refusal == serve::Refusal::QueueFull) {
+                    fail(res, 429, "the server's queue is full; try again later", "server_overloaded");
+                } else {
+                    fail(res, 503, "the server is shutting down", "server_unavailable");
+                }
+                return;
             }
-            completion->put(std::move(rest), finished);
-        };
-        const serve::Submission submission = scheduler_.submit(std::move(generation), std::move(callbacks));
-        if (!submission.ticket) {
-            if (*submission.refusal == serve::Refusal::QueueFull) {
-                fail(res, 429, "the server's queue is full; try again later", "server_overloaded");
-            } else {
-                fail(res, 503, "the server is shutting down", "server_unavailable");
-            }
-            return;
+            tickets.push_back(submission.ticket);
         }
         const serve::CompletionIds ids{(chat ? "chatcmpl-" : "cmpl-") + std::to_string(next_id_++),
                                        std::chrono::duration_cast<std::chrono::seconds>(
@@ -289,127 +318,179 @@ private:
                                        options_.name};
         const Format format = chat ? chat_format() : completion_format();
         if (request.stream) {
-            stream(res, completion, submission.ticket, ids, format, request.include_usage);
+            stream(res, outbox, std::move(tickets), ids, format, request.include_usage, prompt_tokens);
         } else {
-            answer_whole(res, *completion, ids, format);
+            answer_whole(res, *outbox, ids, format, prompt_tokens);
         }
     }
 
     // How one endpoint writes its answers: the whole body, and the events of a stream
-    // (an opening one, one per piece of text, the closing one with the finish reason).
+    // (an opening one per choice, one per piece of text, a closing one with the finish
+    // reason), each event for the choice of the given index.
     struct Format {
         const char* chunk_object;
-        std::function<std::string(const serve::CompletionIds&, std::string_view, std::string_view, std::int64_t,
+        std::function<std::string(const serve::CompletionIds&, const std::vector<serve::ChoiceText>&, std::int64_t,
                                   std::int64_t)>
             whole;
-        std::function<std::string(const serve::CompletionIds&)> opening;  // empty string: none
-        std::function<std::string(const serve::CompletionIds&, std::string_view)> piece;
-        std::function<std::string(const serve::CompletionIds&, std::string_view)> closing;
+        std::function<std::string(const serve::CompletionIds&, std::int64_t)> opening;  // empty string: none
+        std::function<std::string(const serve::CompletionIds&, std::string_view, std::int64_t)> piece;
+        std::function<std::string(const serve::CompletionIds&, std::string_view, std::int64_t)> closing;
     };
 
     static Format completion_format() {
-        return {"text_completion", serve::completion_body, [](const serve::CompletionIds&) { return std::string(); },
-                [](const serve::CompletionIds& ids, std::string_view text) {
-                    return serve::completion_event(ids, text, std::nullopt);
+        return {"text_completion",
+                [](const serve::CompletionIds& ids, const std::vector<serve::ChoiceText>& choices, std::int64_t prompt,
+                   std::int64_t completion) { return serve::completion_body(ids, choices, prompt, completion); },
+                [](const serve::CompletionIds&, std::int64_t) { return std::string(); },
+                [](const serve::CompletionIds& ids, std::string_view text, std::int64_t index) {
+                    return serve::completion_event(ids, text, std::nullopt, index);
                 },
-                [](const serve::CompletionIds& ids, std::string_view reason) {
-                    return serve::completion_event(ids, "", reason);
+                [](const serve::CompletionIds& ids, std::string_view reason, std::int64_t index) {
+                    return serve::completion_event(ids, "", reason, index);
                 }};
     }
 
     // OpenAI's chat stream: the role first, then the content, then an empty delta with
     // the finish reason.
     static Format chat_format() {
-        return {"chat.completion.chunk", serve::chat_completion_body,
-                [](const serve::CompletionIds& ids) {
-                    return serve::chat_chunk_event(ids, "assistant", "", std::nullopt);
+        return {"chat.completion.chunk",
+                [](const serve::CompletionIds& ids, const std::vector<serve::ChoiceText>& choices, std::int64_t prompt,
+                   std::int64_t completion) { return serve::chat_completion_body(ids, choices, prompt, completion); },
+                [](const serve::CompletionIds& ids, std::int64_t index) {
+                    return serve::chat_chunk_event(ids, "assistant", "", std::nullopt, index);
                 },
-                [](const serve::CompletionIds& ids, std::string_view text) {
-                    return serve::chat_chunk_event(ids, std::nullopt, text, std::nullopt);
+                [](const serve::CompletionIds& ids, std::string_view text, std::int64_t index) {
+                    return serve::chat_chunk_event(ids, std::nullopt, text, std::nullopt, index);
                 },
-                [](const serve::CompletionIds& ids, std::string_view reason) {
-                    return serve::chat_chunk_event(ids, std::nullopt, std::nullopt, reason);
+                [](const serve::CompletionIds& ids, std::string_view reason, std::int64_t index) {
+                    return serve::chat_chunk_event(ids, std::nullopt, std::nullopt, reason, index);
                 }};
     }
 
-    // Waits for the end, then answers with the whole text.
-    void answer_whole(httplib::Response& res, Completion& completion, const serve::CompletionIds& ids,
-                      const Format& format) {
-        std::unique_lock lock(completion.mutex);
-        completion.changed.wait(lock, [&] { return completion.finished.has_value(); });
-        const serve::Finished& end = *completion.finished;
-        if (const auto problem = failure(end)) {
+    // The first failure among a request's choices, if any of them ended without its text.
+    static std::optional<std::pair<int, std::string>> first_failure(const Outbox& outbox) {
+        for (const auto& end : outbox.finished) {
+            if (const auto problem = end ? failure(*end) : std::nullopt) {
+                return problem;
+            }
+        }
+        return std::nullopt;
+    }
+
+    static std::int64_t completion_tokens(const Outbox& outbox) {
+        std::int64_t total = 0;
+        for (const auto& end : outbox.finished) {
+            total += end ? end->completion_tokens : 0;
+        }
+        return total;
+    }
+
+    // Waits for every choice to end, then answers with their whole texts.
+    void answer_whole(httplib::Response& res, Outbox& outbox, const serve::CompletionIds& ids, const Format& format,
+                      std::int64_t prompt_tokens) {
+        std::unique_lock lock(outbox.mutex);
+        outbox.changed.wait(lock, [&] { return outbox.remaining == 0; });
+        if (const auto problem = first_failure(outbox)) {
             res.status = problem->first;
             res.set_content(serve::error_body(problem->second, "server_error"), "application/json");
             return;
         }
-        std::string text;
-        for (const std::string& piece : completion.pieces) {
-            text += piece;
+        std::vector<serve::ChoiceText> choices(outbox.finished.size());
+        for (const auto& [choice, piece] : outbox.pieces) {
+            choices[choice].text += piece;
         }
-        res.set_content(format.whole(ids, text, serve::finish_reason_name(end.reason, completion.stop.stopped()),
-                                     end.prompt_tokens, end.completion_tokens),
-                        "application/json");
+        for (std::size_t c = 0; c < choices.size(); ++c) {
+            choices[c].finish_reason = serve::finish_reason_name(outbox.finished[c]->reason, outbox.stop_string_met[c]);
+        }
+        res.set_content(format.whole(ids, choices, prompt_tokens, completion_tokens(outbox)), "application/json");
     }
 
     // Sends each piece of text as an event as soon as it is decoded. A client that goes
     // away is noticed at the next write (a comment line every half second keeps a waiting
     // stream checking), and one that stops reading at the write that does not finish within
     // --write-timeout; either way its request is cancelled, which frees its place.
-    void stream(httplib::Response& res, std::shared_ptr<Completion> completion, std::shared_ptr<serve::Ticket> ticket,
-                const serve::CompletionIds& ids, const Format& format, bool include_usage) {
+    void stream(httplib::Response& res, std::shared_ptr<Outbox> outbox,
+                std::vector<std::shared_ptr<serve::Ticket>> tickets, const serve::CompletionIds& ids,
+                const Format& format, bool include_usage, std::int64_t prompt_tokens) {
         res.set_header("Cache-Control", "no-cache");
+        const auto cancel = [tickets] {
+            for (const auto& ticket : tickets) {
+                ticket->cancel();
+            }
+        };
         res.set_chunked_content_provider(
             "text/event-stream",
-            [completion, ticket, ids, format, include_usage](std::size_t, httplib::DataSink& sink) {
+            [outbox, cancel, ids, format, include_usage, prompt_tokens](std::size_t, httplib::DataSink& sink) {
                 auto send = [&](const std::string& event) { return sink.write(event.data(), event.size()); };
-                if (const std::string opening = format.opening(ids); !opening.empty() && !send(opening)) {
-                    ticket->cancel();
-                    return false;
+                const std::size_t choices = outbox->finished.size();
+                for (std::size_t c = 0; c < choices; ++c) {
+                    if (const std::string opening = format.opening(ids, static_cast<std::int64_t>(c));
+                        !opening.empty() && !send(opening)) {
+                        cancel();
+                        return false;
+                    }
                 }
-                std::optional<serve::Finished> end;
-                bool stop_string_met = false;
-                while (!end) {
+                std::vector<bool> closed(choices, false);
+                std::size_t open = choices;
+                while (open > 0) {
                     // The text is taken under the lock and written with it released: a client
                     // that reads slowly then holds up its own handler only. The scheduler's
                     // thread takes this lock to hand over each token's text, so a write made
                     // while holding it would stall every stream behind this one socket.
-                    std::deque<std::string> ready;
+                    std::deque<std::pair<std::size_t, std::string>> ready;
+                    std::vector<std::pair<std::size_t, std::string>> endings;  // choice, finish reason
+                    std::optional<std::pair<int, std::string>> problem;
                     {
-                        std::unique_lock lock(completion->mutex);
-                        completion->changed.wait_for(lock, std::chrono::milliseconds(500), [&] {
-                            return !completion->pieces.empty() || completion->finished.has_value();
+                        std::unique_lock lock(outbox->mutex);
+                        outbox->changed.wait_for(lock, std::chrono::milliseconds(500), [&] {
+                            return !outbox->pieces.empty() || outbox->remaining < open;
                         });
-                        ready.swap(completion->pieces);
-                        end = completion->finished;
-                        stop_string_met = end && completion->stop.stopped();  // final once finished
+                        ready.swap(outbox->pieces);
+                        for (std::size_t c = 0; c < choices; ++c) {
+                            if (!closed[c] && outbox->finished[c]) {
+                                closed[c] = true;
+                                --open;
+                                problem = problem ? problem : failure(*outbox->finished[c]);
+                                endings.emplace_back(c, serve::finish_reason_name(outbox->finished[c]->reason,
+                                                                                  outbox->stop_string_met[c]));
+                            }
+                        }
                     }
-                    for (const std::string& piece : ready) {
-                        if (!send(format.piece(ids, piece))) {
-                            ticket->cancel();
+                    for (const auto& [choice, piece] : ready) {
+                        if (!send(format.piece(ids, piece, static_cast<std::int64_t>(choice)))) {
+                            cancel();
                             return false;
                         }
                     }
-                    if (!end && ready.empty() && !send(": waiting\n\n")) {
-                        ticket->cancel();
+                    if (problem) {
+                        cancel();  // the others cannot make a whole answer either
+                        send("data: " + serve::error_body(problem->second, "server_error") + "\n\n");
+                        send(serve::done_event());
+                        sink.done();
+                        return true;
+                    }
+                    for (const auto& [choice, reason] : endings) {
+                        if (!send(format.closing(ids, reason, static_cast<std::int64_t>(choice)))) {
+                            cancel();
+                            return false;
+                        }
+                    }
+                    if (ready.empty() && endings.empty() && !send(": waiting\n\n")) {
+                        cancel();
                         return false;
                     }
                 }
-                if (const auto problem = failure(*end)) {
-                    send("data: " + serve::error_body(problem->second, "server_error") + "\n\n");
-                } else {
-                    send(format.closing(ids, serve::finish_reason_name(end->reason, stop_string_met)));
-                    if (include_usage) {
-                        send(serve::usage_event(ids, format.chunk_object, end->prompt_tokens, end->completion_tokens));
-                    }
+                if (include_usage) {
+                    const std::lock_guard lock(outbox->mutex);
+                    send(serve::usage_event(ids, format.chunk_object, prompt_tokens, completion_tokens(*outbox)));
                 }
                 send(serve::done_event());
                 sink.done();
                 return true;
             },
-            [ticket](bool success) {
+            [cancel](bool success) {
                 if (!success) {
-                    ticket->cancel();
+                    cancel();
                 }
             });
     }

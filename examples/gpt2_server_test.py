@@ -212,6 +212,35 @@ def openai_api_checks(server):
     status, _, raw = server.request("POST", "/v1/chat/completions", {"model": "tiny-gpt2", "messages": []})
     check(status == 400 and json.loads(raw)["error"]["param"] == "messages", "a chat without messages is a 400")
 
+    # Several choices: n of them per prompt, prompt by prompt; choice c samples with seed + c.
+    many = server.complete(model="tiny-gpt2", prompt=["Hello", "The tensor is"], n=2, seed=20, max_tokens=6)[1]
+    texts = [c["text"] for c in sorted(many["choices"], key=lambda c: c["index"])]
+    alone = [server.complete(prompt=p, seed=20 + c, max_tokens=6)[1] for c, p in
+             enumerate(["Hello", "Hello", "The tensor is", "The tensor is"])]
+    check(len(texts) == 4 and texts == [a["choices"][0]["text"] for a in alone],
+          "two prompts with n = 2: four choices, each the text its prompt and seed give alone")
+    check(many["usage"]["prompt_tokens"] == alone[0]["usage"]["prompt_tokens"] + alone[2]["usage"]["prompt_tokens"] and
+          many["usage"]["completion_tokens"] == sum(a["usage"]["completion_tokens"] for a in alone),
+          "the usage counts each prompt once and every choice's tokens")
+    events, _ = stream_events(server, {"prompt": "Hello", "n": 2, "seed": 20, "max_tokens": 6,
+                                       "stream_options": {"include_usage": True}})
+    chunks = [json.loads(e) for e in events[:-1]]
+    joined = ["", ""]
+    reasons = [[], []]
+    for chunk in chunks:
+        for choice in chunk["choices"]:
+            joined[choice["index"]] += choice["text"]
+            if choice["finish_reason"] is not None:
+                reasons[choice["index"]].append(choice["finish_reason"])
+    check(joined == texts[:2] and all(len(r) == 1 for r in reasons) and chunks[-1]["usage"]["completion_tokens"] ==
+          sum(a["usage"]["completion_tokens"] for a in alone[:2]),
+          "a stream of two choices: each one's pieces join into its text, each ends once, then the usage")
+    status, _, raw = server.request("POST", "/v1/chat/completions", dict(chat, n=2))
+    answer = json.loads(raw)
+    check(status == 200 and [c["index"] for c in answer["choices"]] == [0, 1] and
+          answer["choices"][0]["message"]["content"] == message.get("content"),
+          "a chat with n = 2: two messages, the first the one its seed gives alone")
+
 
 def openai_client_checks(server, repository):
     """OpenAI's own Node.js SDK against the server (tests/openai_client/client_test.mjs),
@@ -305,7 +334,8 @@ def run_checks(server, generate, model, repository):
         ("max_tokens 0", {"prompt": "a", "max_tokens": 0}, 400, "max_tokens"),
         ("temperature out of range", {"prompt": "a", "temperature": 3}, 400, "temperature"),
         ("an unknown parameter", {"prompt": "a", "max_token": 5}, 400, "max_token"),
-        ("n = 2", {"prompt": "a", "n": 2}, 400, "n"),
+        ("n = 17", {"prompt": "a", "n": 17}, 400, "n"),
+        ("best_of above n", {"prompt": "a", "n": 2, "best_of": 3}, 400, "best_of"),
         ("a prompt of 64 tokens", {"prompt": [1] * 64, "max_tokens": 1}, 400, "prompt"),
         ("63 prompt tokens and 2 more", {"prompt": [1] * 63, "max_tokens": 2}, 400, "max_tokens"),
         ("a token outside the vocabulary", {"prompt": [50257], "max_tokens": 1}, 400, "prompt"),

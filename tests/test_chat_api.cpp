@@ -43,7 +43,7 @@ TEST(ChatApi, MessagesBecomeATranscriptEndingWhereTheAssistantSpeaks) {
         {"role": "assistant", "content": "Hi."},
         {"role": "user", "content": [{"type": "text", "text": "How "}, {"type": "text", "text": "are you?"}]}]})");
     ASSERT_EQ(request.messages.size(), 4u);
-    EXPECT_EQ(std::get<std::string>(request.options.prompt),
+    EXPECT_EQ(std::get<std::string>(request.options.prompts.at(0)),
               "Be brief.\n\nUser: Hello\nAssistant: Hi.\nUser: How are you?\nAssistant:");
     EXPECT_EQ(request.options.model, "gpt2");
     // The user's next turn ends the assistant's, beside the client's own stop strings.
@@ -78,7 +78,7 @@ TEST(ChatApi, RefusesWhatItCannotHonour) {
     EXPECT_EQ(chat_refusal("{" + one + R"(, "prompt": "x"})").second, "prompt");
     EXPECT_EQ(chat_refusal("{" + one + R"(, "tools": [{"type": "function"}]})").second, "tools");
     EXPECT_EQ(chat_refusal("{" + one + R"(, "logprobs": true})").second, "logprobs");
-    EXPECT_EQ(chat_refusal("{" + one + R"(, "n": 2})").second, "n");
+    EXPECT_EQ(chat_refusal("{" + one + R"(, "n": 0})").second, "n");
     EXPECT_EQ(chat_refusal("{" + one + R"(, "max_tokens": 2, "max_completion_tokens": 2})").second,
               "max_completion_tokens");
     EXPECT_EQ(chat_refusal("{" + one + R"(, "stream_options": {"include_usage": true}})").second,

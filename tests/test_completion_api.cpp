@@ -55,7 +55,7 @@ TEST(CompletionApi, ParsesEveryParameter) {
         "n": 1, "best_of": 1, "echo": false, "logprobs": null, "suffix": null,
         "presence_penalty": 0, "frequency_penalty": 0.0, "logit_bias": {}, "user": "someone"})");
     EXPECT_EQ(r.model, "gpt2");
-    EXPECT_EQ(std::get<std::string>(r.prompt), "Hello");
+    EXPECT_EQ(std::get<std::string>(r.prompts.at(0)), "Hello");
     EXPECT_EQ(r.max_tokens, 7);
     EXPECT_EQ(r.temperature, 0.5);
     EXPECT_EQ(r.top_p, 0.9);
@@ -64,12 +64,12 @@ TEST(CompletionApi, ParsesEveryParameter) {
     EXPECT_EQ(r.stop, (std::vector<std::string>{"\n", "END"}));
     EXPECT_TRUE(r.stream);
     const CompletionRequest defaults = parse_completion_request("{}");
-    EXPECT_EQ(std::get<std::string>(defaults.prompt), "");
+    EXPECT_EQ(std::get<std::string>(defaults.prompts.at(0)), "");
     EXPECT_EQ(defaults.max_tokens, 16);
     EXPECT_EQ(defaults.temperature, 1.0);
     EXPECT_FALSE(defaults.seed.has_value());
     EXPECT_FALSE(defaults.stream);
-    EXPECT_EQ(std::get<Ids>(parse_completion_request(R"({"prompt": [1, 2, 3]})").prompt), (Ids{1, 2, 3}));
+    EXPECT_EQ(std::get<Ids>(parse_completion_request(R"({"prompt": [1, 2, 3]})").prompts.at(0)), (Ids{1, 2, 3}));
     EXPECT_EQ(parse_completion_request(R"({"stop": "x"})").stop, (std::vector<std::string>{"x"}));
 }
 
@@ -142,8 +142,11 @@ TEST(CompletionApi, ChecksRangesOnBothSidesOfEachLimit) {
 
 TEST(CompletionApi, RefusesUnknownAndUnsupportedParameters) {
     EXPECT_EQ(refusal(R"({"promt": "typo"})"), (std::pair{400, std::string("promt")}));
-    EXPECT_EQ(refusal(R"({"n": 2})").second, "n");
-    EXPECT_EQ(refusal(R"({"best_of": 3})").second, "best_of");
+    EXPECT_EQ(refusal(R"({"n": 0})").second, "n");
+    EXPECT_EQ(refusal(R"({"n": 17})").second, "n");
+    EXPECT_EQ(refusal(R"({"n": 2.0})").second, "n");
+    EXPECT_EQ(refusal(R"({"best_of": 3})").second, "best_of");  // ranking needs log-probabilities
+    EXPECT_EQ(refusal(R"({"n": 2, "best_of": 1})").second, "best_of");
     EXPECT_EQ(refusal(R"({"echo": true})").second, "echo");
     EXPECT_EQ(refusal(R"({"logprobs": 1})").second, "logprobs");
     EXPECT_EQ(refusal(R"({"suffix": "x"})").second, "suffix");
@@ -154,7 +157,7 @@ TEST(CompletionApi, RefusesUnknownAndUnsupportedParameters) {
 TEST(CompletionApi, TheContextLimitCountsThePromptAndTheCompletion) {
     const auto tokenizer = byte_tokenizer();
     CompletionRequest r;
-    r.prompt = std::string("abcd");  // four byte tokens
+    r.prompts = {std::string("abcd")};  // four byte tokens
     r.max_tokens = 4;
     const kael::serve::GenerationRequest fits = kael::serve::to_generation_request(r, tokenizer, config(8), 5);
     EXPECT_EQ(fits.prompt, (Ids{'a', 'b', 'c', 'd'}));
@@ -171,7 +174,7 @@ TEST(CompletionApi, TheContextLimitCountsThePromptAndTheCompletion) {
         EXPECT_NE(std::string(e.what()).find("needs 9 (4 in the prompt, 5 for the completion)"), std::string::npos)
             << e.what();
     }
-    r.prompt = std::string(8, 'a');  // the prompt alone fills the context
+    r.prompts = {std::string(8, 'a')};  // the prompt alone fills the context
     r.max_tokens = 1;
     EXPECT_THROW((void)kael::serve::to_generation_request(r, tokenizer, config(8), 5), RequestError);
 }
@@ -183,13 +186,13 @@ TEST(CompletionApi, PromptsBecomeTokensAsTheApiReadsThem) {
     r.max_tokens = 2;
     EXPECT_EQ(kael::serve::to_generation_request(r, tokenizer, config(8), 5).prompt, (Ids{256}));  // "" starts a document
     EXPECT_EQ(kael::serve::to_generation_request(r, tokenizer, config(8), 5).seed, 9U);
-    r.prompt = std::string("a<|endoftext|>");
+    r.prompts = {std::string("a<|endoftext|>")};
     EXPECT_EQ(kael::serve::to_generation_request(r, tokenizer, config(8), 5).prompt, (Ids{'a', 256}));
-    r.prompt = Ids{0, 256};  // the last id of the vocabulary
+    r.prompts = {Ids{0, 256}};  // the last id of the vocabulary
     EXPECT_EQ(kael::serve::to_generation_request(r, tokenizer, config(8), 5).prompt, (Ids{0, 256}));
-    r.prompt = Ids{0, 257};  // one past it
+    r.prompts = {Ids{0, 257}};  // one past it
     EXPECT_THROW((void)kael::serve::to_generation_request(r, tokenizer, config(8), 5), RequestError);
-    r.prompt = Ids{-1};
+    r.prompts = {Ids{-1}};
     EXPECT_THROW((void)kael::serve::to_generation_request(r, tokenizer, config(8), 5), RequestError);
 }
 
@@ -231,6 +234,41 @@ TEST(CompletionApi, FinishReasonsAreStopOrLength) {
     EXPECT_STREQ(kael::serve::finish_reason_name(FinishReason::Callback, true), "stop");
     EXPECT_STREQ(kael::serve::finish_reason_name(FinishReason::Length, false), "length");
     EXPECT_STREQ(kael::serve::finish_reason_name(FinishReason::ContextFull, false), "length");
+}
+
+TEST(CompletionApi, SeveralPromptsAndChoicesAreNumberedPromptByPrompt) {
+    const CompletionRequest texts =
+        parse_completion_request(R"({"prompt": ["ab", "c"], "n": 3, "seed": 10, "max_tokens": 4})");
+    ASSERT_EQ(texts.prompts.size(), 2u);
+    EXPECT_EQ(texts.n, 3);
+    const CompletionRequest lists = parse_completion_request(R"({"prompt": [[1, 2], [3]], "best_of": 1})");
+    EXPECT_EQ(std::get<Ids>(lists.prompts.at(1)), (Ids{3}));
+    // Choices 0..2 continue "ab" and 3..5 continue "c", with seeds 10..15.
+    const auto tokenizer = byte_tokenizer();
+    const auto choice = [&](std::int64_t c) { return kael::serve::to_generation_request(texts, c, tokenizer, config(8), 5); };
+    EXPECT_EQ(choice(2).prompt, (Ids{'a', 'b'}));
+    EXPECT_EQ(choice(3).prompt, (Ids{'c'}));
+    EXPECT_EQ(choice(0).seed, 10u);
+    EXPECT_EQ(choice(5).seed, 15u);
+    EXPECT_THROW((void)choice(6), kael::ValueError);
+    // Sixteen choices in all is the limit, on both sides of it.
+    EXPECT_EQ(parse_completion_request(R"({"prompt": ["a", "b"], "n": 8})").n, 8);
+    EXPECT_EQ(refusal(R"({"prompt": ["a", "b"], "n": 9})").second, "n");
+    EXPECT_EQ(refusal(R"({"prompt": []})").second, "prompt");
+    EXPECT_EQ(refusal(R"({"prompt": ["a", 1]})").second, "prompt");
+    EXPECT_EQ(refusal(R"({"prompt": [[1], []]})").second, "prompt");
+}
+
+TEST(CompletionApi, SeveralChoicesAreIndexedInTheBodyAndTheEvents) {
+    const kael::serve::CompletionIds ids{"cmpl-2", 1700000000, "gpt2"};
+    const json body = json::parse(kael::serve::completion_body(ids, {{"a", "stop"}, {"b", "length"}}, 4, 6));
+    ASSERT_EQ(body["choices"].size(), 2u);
+    EXPECT_EQ(body["choices"][1]["index"], 1);
+    EXPECT_EQ(body["choices"][1]["text"], "b");
+    EXPECT_EQ(body["choices"][1]["finish_reason"], "length");
+    EXPECT_EQ(body["usage"]["total_tokens"], 10);
+    const std::string event = kael::serve::completion_event(ids, "x", std::nullopt, 3);
+    EXPECT_EQ(json::parse(event.substr(6))["choices"][0]["index"], 3);
 }
 
 }  // namespace

@@ -61,6 +61,9 @@ const stopped = await client.completions.create({ ...request, stop: ['\n'] });
 check(!stopped.choices[0].text.includes('\n'), 'stop strings end the text before them');
 const fromIds = await client.completions.create({ model, prompt: [464, 11192, 318], max_tokens: 4, seed: 1 });
 check(fromIds.usage.prompt_tokens === 3, 'a prompt given as token ids');
+const several = await client.completions.create({ model, prompt: ['Hello', 'The tensor is'], n: 2, max_tokens: 4, seed: 7 });
+check(several.choices.length === 4 && several.choices.map((c) => c.index).join() === '0,1,2,3',
+  'a list of prompts with n: 2 gives four indexed choices');
 const wrongModel = await refusal(() => client.completions.create({ ...request, model: 'gpt-4' }));
 check(wrongModel instanceof OpenAI.NotFoundError && wrongModel.code === 'model_not_found',
   'a completion for another model raises NotFoundError');
@@ -83,6 +86,9 @@ check(deltas[0].role === 'assistant' && deltas.map((d) => d.content ?? '').join(
 check(chatChunks.filter((c) => c.choices.length).pop().choices[0].finish_reason === answer.choices[0].finish_reason &&
   chatChunks[chatChunks.length - 1].usage?.total_tokens === answer.usage.total_tokens,
   'the streamed chat ends with the finish reason, then the usage');
+const twoAnswers = await client.chat.completions.create({ ...chat, n: 2 });
+check(twoAnswers.choices.length === 2 && twoAnswers.choices[0].message.content === message.content,
+  'a chat with n: 2 gives two messages, the first the one its seed gives alone');
 const noMessages = await refusal(() => client.chat.completions.create({ model, messages: [] }));
 check(noMessages instanceof OpenAI.BadRequestError && noMessages.param === 'messages',
   'a chat without messages raises BadRequestError');

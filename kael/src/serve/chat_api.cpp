@@ -106,7 +106,7 @@ ChatRequest parse_chat_request(std::string_view body) {
         parsed.erase("max_completion_tokens");
     }
     request.options = parse_completion_request(dump_json(parsed));
-    request.options.prompt = render_chat_prompt(request.messages);
+    request.options.prompts = {render_chat_prompt(request.messages)};
     request.options.stop.emplace_back(kChatTurnEnd);
     return request;
 }
@@ -127,16 +127,25 @@ std::string render_chat_prompt(const std::vector<ChatMessage>& messages) {
 
 std::string chat_completion_body(const CompletionIds& ids, std::string_view content, std::string_view finish_reason,
                                  std::int64_t prompt_tokens, std::int64_t completion_tokens) {
-    const json choice = {{"index", 0},
-                         {"message", {{"role", "assistant"}, {"content", content}, {"refusal", nullptr}}},
-                         {"logprobs", nullptr},
-                         {"finish_reason", finish_reason}};
+    return chat_completion_body(ids, {ChoiceText{std::string(content), std::string(finish_reason)}}, prompt_tokens,
+                                completion_tokens);
+}
+
+std::string chat_completion_body(const CompletionIds& ids, const std::vector<ChoiceText>& choices,
+                                 std::int64_t prompt_tokens, std::int64_t completion_tokens) {
+    json listed = json::array();
+    for (std::size_t i = 0; i < choices.size(); ++i) {
+        listed.push_back({{"index", i},
+                          {"message", {{"role", "assistant"}, {"content", choices[i].text}, {"refusal", nullptr}}},
+                          {"logprobs", nullptr},
+                          {"finish_reason", choices[i].finish_reason}});
+    }
     const json body = {
         {"id", ids.id},
         {"object", "chat.completion"},
         {"created", ids.created},
         {"model", ids.model},
-        {"choices", json::array({choice})},
+        {"choices", listed},
         {"usage",
          {{"prompt_tokens", prompt_tokens},
           {"completion_tokens", completion_tokens},
@@ -146,7 +155,8 @@ std::string chat_completion_body(const CompletionIds& ids, std::string_view cont
 }
 
 std::string chat_chunk_event(const CompletionIds& ids, std::optional<std::string_view> role,
-                             std::optional<std::string_view> content, std::optional<std::string_view> finish_reason) {
+                             std::optional<std::string_view> content, std::optional<std::string_view> finish_reason,
+                             std::int64_t index) {
     json delta = json::object();
     if (role) {
         delta["role"] = *role;
@@ -154,7 +164,7 @@ std::string chat_chunk_event(const CompletionIds& ids, std::optional<std::string
     if (content) {
         delta["content"] = *content;
     }
-    const json choice = {{"index", 0},
+    const json choice = {{"index", index},
                          {"delta", delta},
                          {"logprobs", nullptr},
                          {"finish_reason", finish_reason ? json(*finish_reason) : json(nullptr)}};

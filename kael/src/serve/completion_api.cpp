@@ -55,6 +55,31 @@ std::vector<std::int64_t> token_ids(const json& value) {
     return ids;
 }
 
+// "prompt": a text, a list of token ids, or a list of either (several prompts at once).
+std::vector<Prompt> prompts_of(const json& v) {
+    if (v.is_string()) {
+        return {v.get<std::string>()};
+    }
+    if (!v.is_array() || v.empty()) {
+        bad("prompt", "'prompt' must be a string, a list of token ids, or a non-empty list of either, got " +
+                          v.dump());
+    }
+    if (v.front().is_number()) {
+        return {token_ids(v)};
+    }
+    std::vector<Prompt> prompts;
+    for (const json& one : v) {
+        if (one.is_string()) {
+            prompts.emplace_back(one.get<std::string>());
+        } else if (one.is_array()) {
+            prompts.emplace_back(token_ids(one));
+        } else {
+            bad("prompt", "each prompt of a list must be a string or a list of token ids, got " + one.dump());
+        }
+    }
+    return prompts;
+}
+
 std::vector<std::string> stop_strings(const json& value) {
     std::vector<std::string> stops;
     if (value.is_string()) {
@@ -100,16 +125,7 @@ const std::map<std::string, FieldReader>& fields() {
              }
              r.model = v.get<std::string>();
          }},
-        {"prompt",
-         [](const json& v, CompletionRequest& r) {
-             if (v.is_string()) {
-                 r.prompt = v.get<std::string>();
-             } else if (v.is_array()) {
-                 r.prompt = token_ids(v);
-             } else {
-                 bad("prompt", "'prompt' must be a string or a list of token ids, got " + v.dump());
-             }
-         }},
+        {"prompt", [](const json& v, CompletionRequest& r) { r.prompts = prompts_of(v); }},
         {"max_tokens",
          [](const json& v, CompletionRequest& r) {
              r.max_tokens = integer_field(v, "max_tokens");
@@ -153,9 +169,17 @@ const std::map<std::string, FieldReader>& fields() {
              }
              r.stream = v.get<bool>();
          }},
-        {"n", [](const json& v, CompletionRequest&) { only_default(v, "n", 1, "must be 1: one choice per request"); }},
+        {"n",
+         [](const json& v, CompletionRequest& r) {
+             r.n = integer_field(v, "n");
+             if (r.n < 1 || r.n > kMaxChoices) {
+                 bad("n", "'n' must be between 1 and " + std::to_string(kMaxChoices) + ", got " + v.dump());
+             }
+         }},
         {"best_of",
-         [](const json& v, CompletionRequest&) { only_default(v, "best_of", 1, "must be 1: one choice per request"); }},
+         [](const json& v, CompletionRequest& r) {
+             r.best_of = integer_field(v, "best_of");
+         }},
         {"echo", [](const json& v, CompletionRequest&) { only_default(v, "echo", false, "is not supported"); }},
         {"logprobs", [](const json& v, CompletionRequest&) { bad("logprobs", "'logprobs' is not supported, got " + v.dump()); }},
         {"suffix", [](const json& v, CompletionRequest&) { bad("suffix", "'suffix' is not supported, got " + v.dump()); }},
@@ -191,6 +215,8 @@ const std::map<std::string, FieldReader>& fields() {
 }
 
 std::string dump(const json& value) { return dump_json(value); }
+
+
 
 }  // namespace
 
@@ -229,6 +255,18 @@ CompletionRequest parse_completion_request(std::string_view body) {
     if (request.stream_options_given && !request.stream) {
         bad("stream_options", "'stream_options' is only allowed when 'stream' is true");
     }
+    // best_of > n would rank candidates by their log-probabilities, which this server does
+    // not compute; best_of == n is the same as leaving it out.
+    if (request.best_of && *request.best_of != request.n) {
+        bad("best_of", "'best_of' must equal 'n' (" + std::to_string(request.n) + ") on this server, got " +
+                           std::to_string(*request.best_of));
+    }
+    const auto choices = static_cast<std::int64_t>(request.prompts.size()) * request.n;
+    if (choices > kMaxChoices) {
+        bad("n", "this request asks for " + std::to_string(choices) + " choices (" +
+                     std::to_string(request.prompts.size()) + " prompts, n = " + std::to_string(request.n) +
+                     "); the server gives at most " + std::to_string(kMaxChoices));
+    }
     return request;
 }
 
@@ -256,8 +294,19 @@ std::string model_body(std::string_view name, std::int64_t created) { return dum
 
 GenerationRequest to_generation_request(const CompletionRequest& request, const text::GPT2Tokenizer& tokenizer,
                                         const nn::GPTConfig& config, std::uint64_t seed) {
+    return to_generation_request(request, 0, tokenizer, config, seed);
+}
+
+GenerationRequest to_generation_request(const CompletionRequest& request, std::int64_t choice,
+                                        const text::GPT2Tokenizer& tokenizer, const nn::GPTConfig& config,
+                                        std::uint64_t seed) {
+    const auto prompt_index = static_cast<std::size_t>(choice / request.n);
+    KAEL_CHECK_VALUE(choice >= 0 && prompt_index < request.prompts.size(),
+                     "choice " << choice << " is outside the request's " << request.prompts.size() * 
+                                   static_cast<std::size_t>(request.n) << " choices");
+    const Prompt& prompt = request.prompts[prompt_index];
     GenerationRequest out;
-    if (const auto* text = std::get_if<std::string>(&request.prompt)) {
+    if (const auto* text = std::get_if<std::string>(&prompt)) {
         try {
             out.prompt = tokenizer.encode(*text, /*allow_special=*/true);  // as gpt2_generate reads a prompt
         } catch (const ValueError& e) {
@@ -270,7 +319,7 @@ GenerationRequest to_generation_request(const CompletionRequest& request, const 
             bad("prompt", "the prompt is empty and the vocabulary has no <|endoftext|> to start from");
         }
     } else {
-        out.prompt = std::get<std::vector<std::int64_t>>(request.prompt);
+        out.prompt = std::get<std::vector<std::int64_t>>(prompt);
     }
     for (const std::int64_t id : out.prompt) {
         if (id < 0 || id >= config.vocab_size) {
@@ -290,7 +339,7 @@ GenerationRequest to_generation_request(const CompletionRequest& request, const 
     out.sampling.temperature = request.temperature;
     out.sampling.top_p = request.top_p;
     out.sampling.top_k = request.top_k;
-    out.seed = request.seed.value_or(seed);
+    out.seed = request.seed ? *request.seed + static_cast<std::uint64_t>(choice) : seed;
     out.stop_token = tokenizer.end_of_text();
     return out;
 }
@@ -304,13 +353,25 @@ const char* finish_reason_name(FinishReason reason, bool stop_string_met) noexce
 
 std::string completion_body(const CompletionIds& ids, std::string_view text, std::string_view finish_reason,
                             std::int64_t prompt_tokens, std::int64_t completion_tokens) {
+    return completion_body(ids, {ChoiceText{std::string(text), std::string(finish_reason)}}, prompt_tokens,
+                           completion_tokens);
+}
+
+std::string completion_body(const CompletionIds& ids, const std::vector<ChoiceText>& choices,
+                            std::int64_t prompt_tokens, std::int64_t completion_tokens) {
+    json listed = json::array();
+    for (std::size_t i = 0; i < choices.size(); ++i) {
+        listed.push_back({{"text", choices[i].text},
+                          {"index", i},
+                          {"logprobs", nullptr},
+                          {"finish_reason", choices[i].finish_reason}});
+    }
     const json body = {
         {"id", ids.id},
         {"object", "text_completion"},
         {"created", ids.created},
         {"model", ids.model},
-        {"choices",
-         json::array({{{"text", text}, {"index", 0}, {"logprobs", nullptr}, {"finish_reason", finish_reason}}})},
+        {"choices", listed},
         {"usage",
          {{"prompt_tokens", prompt_tokens},
           {"completion_tokens", completion_tokens},
@@ -320,14 +381,15 @@ std::string completion_body(const CompletionIds& ids, std::string_view text, std
 }
 
 std::string completion_event(const CompletionIds& ids, std::string_view text,
-                             std::optional<std::string_view> finish_reason) {
+                             std::optional<std::string_view> finish_reason, std::int64_t index) {
     const json reason = finish_reason ? json(*finish_reason) : json(nullptr);
     const json body = {
         {"id", ids.id},
         {"object", "text_completion"},
         {"created", ids.created},
         {"model", ids.model},
-        {"choices", json::array({{{"text", text}, {"index", 0}, {"logprobs", nullptr}, {"finish_reason", reason}}})},
+        {"choices",
+         json::array({{{"text", text}, {"index", index}, {"logprobs", nullptr}, {"finish_reason", reason}}})},
     };
     return "data: " + dump(body) + "\n\n";
 }

@@ -59,12 +59,15 @@ inline constexpr std::string_view kChatTurnEnd = "\nUser:";
 [[nodiscard]] std::string chat_completion_body(const CompletionIds& ids, std::string_view content,
                                                std::string_view finish_reason, std::int64_t prompt_tokens,
                                                std::int64_t completion_tokens);
+/// The same with several choices (n), indexed in order.
+[[nodiscard]] std::string chat_completion_body(const CompletionIds& ids, const std::vector<ChoiceText>& choices,
+                                               std::int64_t prompt_tokens, std::int64_t completion_tokens);
 
 /// One event of a streamed chat completion, as OpenAI sends them: the first carries the
 /// role ({"role": "assistant", "content": ""}), the next ones the content, and the last an
 /// empty delta with the finish reason.
 [[nodiscard]] std::string chat_chunk_event(const CompletionIds& ids, std::optional<std::string_view> role,
                                            std::optional<std::string_view> content,
-                                           std::optional<std::string_view> finish_reason);
+                                           std::optional<std::string_view> finish_reason, std::int64_t index = 0);
 
 }  // namespace kael::serve

@@ -45,13 +45,21 @@ private:
 
 /// The most stop strings a request may give, as in OpenAI's API.
 inline constexpr std::size_t kMaxStopStrings = 4;
+/// The most choices one request may ask for (`n` times the number of prompts): each is a
+/// sequence of its own in the scheduler, with its own cache.
+inline constexpr std::int64_t kMaxChoices = 16;
+
+/// One prompt: a text, or its token ids.
+using Prompt = std::variant<std::string, std::vector<std::int64_t>>;
 
 /// A POST /v1/completions body, checked field by field.
 struct CompletionRequest {
-    std::string model;  ///< echoed back; any name is accepted
-    /// The text to continue, or its token ids; an empty text means "<|endoftext|>", the
-    /// start of a new document, as OpenAI's API reads it.
-    std::variant<std::string, std::vector<std::int64_t>> prompt = std::string();
+    std::string model;  ///< checked by check_model, echoed back
+    /// The texts to continue, or their token ids: one prompt, or a list of them. An empty
+    /// text means "<|endoftext|>", the start of a new document, as OpenAI's API reads it.
+    std::vector<Prompt> prompts = {Prompt(std::string())};
+    std::int64_t n = 1;                 ///< choices per prompt, 1 .. kMaxChoices in all
+    std::optional<std::int64_t> best_of;  ///< accepted only equal to n
     std::int64_t max_tokens = 16;       ///< >= 1
     double temperature = 1.0;           ///< 0 .. 2; 0 is greedy
     double top_p = 1.0;                 ///< (0, 1]
@@ -67,8 +75,9 @@ struct CompletionRequest {
 /// Parses and checks `body`. RequestError 400 naming the parameter for a body that is not
 /// a JSON object, an unknown parameter, a parameter of the wrong JSON type (an integer
 /// must be a JSON integer: 16.5, "16" and true are refused), a value out of range,
-/// stream_options without stream, or an option this server does not have (n, best_of
-/// other than 1; echo; logprobs; suffix; non-zero penalties; a logit_bias).
+/// stream_options without stream, more than kMaxChoices choices in all, best_of other
+/// than n, or an option this server does not have (echo; logprobs; suffix; non-zero
+/// penalties; a logit_bias).
 [[nodiscard]] CompletionRequest parse_completion_request(std::string_view body);
 
 /// RequestError 404 with OpenAI's code "model_not_found" unless `requested` is the name
@@ -88,6 +97,13 @@ void check_model(std::string_view requested, std::string_view served);
 [[nodiscard]] GenerationRequest to_generation_request(const CompletionRequest& request,
                                                       const text::GPT2Tokenizer& tokenizer,
                                                       const nn::GPTConfig& config, std::uint64_t seed);
+/// The same for choice `choice` of a request with several (prompts.size() * n of them,
+/// numbered as OpenAI numbers them: prompt by prompt, n choices each). Choice c of a
+/// request with a seed is sampled with seed + c, so the choices differ and each is
+/// reproducible.
+[[nodiscard]] GenerationRequest to_generation_request(const CompletionRequest& request, std::int64_t choice,
+                                                      const text::GPT2Tokenizer& tokenizer,
+                                                      const nn::GPTConfig& config, std::uint64_t seed);
 
 /// "stop" or "length", the OpenAI name of how a completion ended: a stop token or stop
 /// string is "stop"; the length limit and a full context are "length".
@@ -100,15 +116,24 @@ struct CompletionIds {
     std::string model;     ///< the model's name
 };
 
+/// One choice of a whole answer: its text and how it ended.
+struct ChoiceText {
+    std::string text;
+    std::string finish_reason;
+};
+
 /// The body of a whole completion ("object": "text_completion", one choice, usage).
 [[nodiscard]] std::string completion_body(const CompletionIds& ids, std::string_view text,
                                           std::string_view finish_reason, std::int64_t prompt_tokens,
                                           std::int64_t completion_tokens);
+/// The same with several choices, indexed in order.
+[[nodiscard]] std::string completion_body(const CompletionIds& ids, const std::vector<ChoiceText>& choices,
+                                          std::int64_t prompt_tokens, std::int64_t completion_tokens);
 
-/// One server-sent event of a streamed completion: "data: {json}\n\n", the choice's text
-/// and, in the last event, its finish reason (null before).
+/// One server-sent event of a streamed completion: "data: {json}\n\n", the text of choice
+/// `index` and, in its last event, its finish reason (null before).
 [[nodiscard]] std::string completion_event(const CompletionIds& ids, std::string_view text,
-                                           std::optional<std::string_view> finish_reason);
+                                           std::optional<std::string_view> finish_reason, std::int64_t index = 0);
 
 /// The last event of a stream that asked for stream_options.include_usage: `object`
 /// ("text_completion" or "chat.completion.chunk"), no choices, and the token counts.
