@@ -29,15 +29,15 @@ namespace kael::serve {
 
 /// One message of a conversation; the role is "system", "developer", "user" or "assistant".
 struct ChatMessage {
-    std::string role;
-    std::string content;
+    std::string role;     ///< system, developer, user or assistant
+    std::string content;  ///< the message's text
 };
 
 /// A POST /v1/chat/completions body: the messages, and the options shared with the
 /// completion endpoint (`options.prompt` holds the rendered transcript).
 struct ChatRequest {
-    std::vector<ChatMessage> messages;
-    CompletionRequest options;
+    std::vector<ChatMessage> messages;  ///< the conversation, in order
+    CompletionRequest options;          ///< the rendered prompt and the shared parameters
 };
 
 /// The stop string that ends the assistant's turn where the user's would begin.

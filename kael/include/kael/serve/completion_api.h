@@ -118,8 +118,8 @@ struct CompletionIds {
 
 /// One choice of a whole answer: its text and how it ended.
 struct ChoiceText {
-    std::string text;
-    std::string finish_reason;
+    std::string text;           ///< the choice's whole text
+    std::string finish_reason;  ///< "stop" or "length"
 };
 
 /// The body of a whole completion ("object": "text_completion", one choice, usage).
