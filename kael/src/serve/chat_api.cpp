@@ -140,17 +140,7 @@ std::string chat_completion_body(const CompletionIds& ids, const std::vector<Cho
                           {"logprobs", nullptr},
                           {"finish_reason", choices[i].finish_reason}});
     }
-    const json body = {
-        {"id", ids.id},
-        {"object", "chat.completion"},
-        {"created", ids.created},
-        {"model", ids.model},
-        {"choices", listed},
-        {"usage",
-         {{"prompt_tokens", prompt_tokens},
-          {"completion_tokens", completion_tokens},
-          {"total_tokens", prompt_tokens + completion_tokens}}},
-    };
+    const json body = response_json(ids, "chat.completion", listed, std::pair{prompt_tokens, completion_tokens});
     return dump_json(body);
 }
 
@@ -168,13 +158,7 @@ std::string chat_chunk_event(const CompletionIds& ids, std::optional<std::string
                          {"delta", delta},
                          {"logprobs", nullptr},
                          {"finish_reason", finish_reason ? json(*finish_reason) : json(nullptr)}};
-    const json body = {
-        {"id", ids.id},
-        {"object", "chat.completion.chunk"},
-        {"created", ids.created},
-        {"model", ids.model},
-        {"choices", json::array({choice})},
-    };
+    const json body = response_json(ids, "chat.completion.chunk", json::array({choice}));
     return "data: " + dump_json(body) + "\n\n";
 }
 

@@ -240,6 +240,19 @@ json parse_json_object(std::string_view body) {
 
 std::string dump_json(const json& value) { return value.dump(-1, ' ', false, json::error_handler_t::replace); }
 
+json response_json(const CompletionIds& ids, std::string_view object, json choices,
+                   std::optional<std::pair<std::int64_t, std::int64_t>> usage) {
+    json body = {{"id", ids.id}, {"object", object}, {"created", ids.created}, {"model", ids.model},
+                 {"choices", std::move(choices)}};
+    if (usage) {
+        const auto [prompt_tokens, completion_tokens] = *usage;
+        body["usage"] = {{"prompt_tokens", prompt_tokens},
+                         {"completion_tokens", completion_tokens},
+                         {"total_tokens", prompt_tokens + completion_tokens}};
+    }
+    return body;
+}
+
 CompletionRequest parse_completion_request(std::string_view body) {
     const json parsed = parse_json_object(body);
     CompletionRequest request;
@@ -366,47 +379,20 @@ std::string completion_body(const CompletionIds& ids, const std::vector<ChoiceTe
                           {"logprobs", nullptr},
                           {"finish_reason", choices[i].finish_reason}});
     }
-    const json body = {
-        {"id", ids.id},
-        {"object", "text_completion"},
-        {"created", ids.created},
-        {"model", ids.model},
-        {"choices", listed},
-        {"usage",
-         {{"prompt_tokens", prompt_tokens},
-          {"completion_tokens", completion_tokens},
-          {"total_tokens", prompt_tokens + completion_tokens}}},
-    };
+    const json body = response_json(ids, "text_completion", listed, std::pair{prompt_tokens, completion_tokens});
     return dump(body);
 }
 
 std::string completion_event(const CompletionIds& ids, std::string_view text,
                              std::optional<std::string_view> finish_reason, std::int64_t index) {
     const json reason = finish_reason ? json(*finish_reason) : json(nullptr);
-    const json body = {
-        {"id", ids.id},
-        {"object", "text_completion"},
-        {"created", ids.created},
-        {"model", ids.model},
-        {"choices",
-         json::array({{{"text", text}, {"index", index}, {"logprobs", nullptr}, {"finish_reason", reason}}})},
-    };
-    return "data: " + dump(body) + "\n\n";
+    const json choice = {{"text", text}, {"index", index}, {"logprobs", nullptr}, {"finish_reason", reason}};
+    return "data: " + dump(response_json(ids, "text_completion", json::array({choice}))) + "\n\n";
 }
 
 std::string usage_event(const CompletionIds& ids, std::string_view object, std::int64_t prompt_tokens,
                         std::int64_t completion_tokens) {
-    const json body = {
-        {"id", ids.id},
-        {"object", object},
-        {"created", ids.created},
-        {"model", ids.model},
-        {"choices", json::array()},
-        {"usage",
-         {{"prompt_tokens", prompt_tokens},
-          {"completion_tokens", completion_tokens},
-          {"total_tokens", prompt_tokens + completion_tokens}}},
-    };
+    const json body = response_json(ids, object, json::array(), std::pair{prompt_tokens, completion_tokens});
     return "data: " + dump(body) + "\n\n";
 }
 
