@@ -41,10 +41,10 @@ for batch in 8 1; do
     sleep 0.2
   done
   port="$(sed -n 's/.* on http:\/\/127.0.0.1:\([0-9]*\).*/\1/p' "$work/server-$batch.log")"
-  curl -s "http://127.0.0.1:$port/metrics" > "$work/before-$batch.json"
+  curl -s "http://127.0.0.1:$port/metrics?format=json" > "$work/before-$batch.json"
   "$python" "$root/benchmarks/server_load.py" --url "http://127.0.0.1:$port" --clients "$clients" \
     --seconds "$seconds" --max-tokens 32 --json "$work/load-$batch.json"
-  curl -s "http://127.0.0.1:$port/metrics" > "$work/after-$batch.json"
+  curl -s "http://127.0.0.1:$port/metrics?format=json" > "$work/after-$batch.json"
   kill -TERM "$server_pid"
   wait "$server_pid" || true
   server_pid=""

@@ -9,7 +9,8 @@
 //   POST /v1/chat/completions   OpenAI's chat request, the messages rendered by chat_api.h's template
 //   GET  /v1/models             the one model served (and GET /v1/models/{name})
 //   GET  /health                {"status": "ok"}, or 503 {"status": "stopping"} during shutdown
-//   GET  /metrics               requests by outcome, tokens, latency percentiles, queue length
+//   GET  /metrics               requests by outcome, tokens, latency percentiles, queue length, in
+//                               Prometheus's text format (?format=json for JSON)
 //
 // The HTTP is cpp-httplib's, the JSON nlohmann-json's, and everything between them is
 // kael::serve: requests are parsed by completion_api.h, scheduled by Scheduler (one model,
@@ -183,8 +184,13 @@ public:
                 res.set_content(R"({"status":"ok"})", "application/json");
             }
         });
-        http_.Get("/metrics", [this](const httplib::Request&, httplib::Response& res) {
-            res.set_content(metrics_.to_json(scheduler_.stats()), "application/json");
+        // Prometheus's text format, which scrapers read; ?format=json for the same as JSON.
+        http_.Get("/metrics", [this](const httplib::Request& req, httplib::Response& res) {
+            if (req.get_param_value("format") == "json") {
+                res.set_content(metrics_.to_json(scheduler_.stats()), "application/json");
+            } else {
+                res.set_content(metrics_.to_prometheus(scheduler_.stats()), "text/plain; version=0.0.4");
+            }
         });
         http_.Post("/v1/completions",
                    [this](const httplib::Request& req, httplib::Response& res) { complete(req, res, false); });

@@ -67,7 +67,7 @@ class Server:
         return status, json.loads(raw)
 
     def metrics(self):
-        return json.loads(self.request("GET", "/metrics")[2])
+        return json.loads(self.request("GET", "/metrics?format=json")[2])
 
     def stop(self, timeout=30):
         self.process.send_signal(signal.SIGTERM)
@@ -155,6 +155,22 @@ def main():
     slow_reader_checks(args.server, args.repository, vocab, work)
     print(f"{len(failures)} failure(s)")
     return 1 if failures else 0
+
+
+def prometheus_checks(server):
+    """GET /metrics in Prometheus's text format: every sample line parses, and the counts
+    agree with the JSON form."""
+    status, headers, raw = server.request("GET", "/metrics")
+    samples = {}
+    for line in raw.decode().splitlines():
+        if line and not line.startswith("#"):
+            name, value = line.rsplit(" ", 1)
+            samples[name] = float(value)
+    as_json = server.metrics()
+    check(status == 200 and headers.get("Content-Type", "").startswith("text/plain") and
+          samples.get('kael_requests_total{outcome="completed"}') == as_json["requests"]["completed"] and
+          samples.get("kael_completion_tokens_total") == as_json["completion_tokens"],
+          "GET /metrics is Prometheus text whose counts are the JSON form's")
 
 
 def openai_api_checks(server):
@@ -265,6 +281,7 @@ def run_checks(server, generate, model, repository):
     check(status == 200 and json.loads(body) == {"status": "ok"}, "GET /health answers ok")
     openai_api_checks(server)
     openai_client_checks(server, repository)
+    prometheus_checks(server)
 
     # The same text as the C++ API for the same seed, sampled and greedy.
     cases = [("Hello, world", 7, 20, 0.8, 40), ("The tensor is", 11, 24, 1.0, 5), ("Once", 3, 16, 0.0, 1)]

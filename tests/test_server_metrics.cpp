@@ -4,6 +4,11 @@
 
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
+#include <optional>
+#include <sstream>
+#include <string>
+
 #include "kael/error.h"
 #include "kael/serve/metrics.h"
 
@@ -77,6 +82,55 @@ TEST(ServerMetrics, CountsRequestsByOutcomeAndReportsJson) {
     EXPECT_EQ(json["active_requests"], 2);
     EXPECT_EQ(json["mean_decode_batch"], 2.5);
     EXPECT_TRUE(nlohmann::json::parse(kael::serve::ServerMetrics().to_json({}))["latency_seconds"]["p50"].is_null());
+}
+
+}  // namespace
+
+namespace {
+
+// The value of the sample line `name` (with its labels) of a Prometheus text, or nothing.
+std::optional<std::string> sample(const std::string& text, const std::string& name) {
+    std::istringstream lines(text);
+    for (std::string line; std::getline(lines, line);) {
+        if (line.rfind(name + " ", 0) == 0) {
+            return line.substr(name.size() + 1);
+        }
+    }
+    return std::nullopt;
+}
+
+TEST(ServerMetrics, ThePrometheusTextHasEveryFamilyWithItsTypeAndValues) {
+    kael::serve::ServerMetrics metrics;
+    kael::serve::Finished done;
+    done.reason = kael::serve::FinishReason::StopToken;
+    done.completion_tokens = 6;
+    done.total_seconds = 0.25;
+    done.first_token_seconds = 0.125;
+    metrics.record_finished(done);
+    metrics.record_refused(404);
+    kael::serve::SchedulerStats stats;
+    stats.queued = 1;
+    stats.decode_steps = 7;
+    stats.decoded_rows = 9;
+    const std::string text = metrics.to_prometheus(stats);
+    EXPECT_EQ(sample(text, "kael_requests_total{outcome=\"completed\"}"), "1");
+    EXPECT_EQ(sample(text, "kael_requests_total{outcome=\"refused_4xx\"}"), "1");
+    EXPECT_EQ(sample(text, "kael_completion_tokens_total"), "6");
+    EXPECT_EQ(sample(text, "kael_request_latency_seconds{quantile=\"0.5\"}"), "0.25");
+    EXPECT_EQ(sample(text, "kael_first_token_seconds{quantile=\"0.99\"}"), "0.125");
+    EXPECT_EQ(sample(text, "kael_queue_length"), "1");
+    EXPECT_EQ(sample(text, "kael_decoded_rows_total"), "9");
+    EXPECT_NE(text.find("# TYPE kael_requests_total counter\n"), std::string::npos);
+    EXPECT_NE(text.find("# TYPE kael_queue_length gauge\n"), std::string::npos);
+    // Every line is a comment or "name[{labels}] value", as the format requires.
+    std::istringstream lines(text);
+    for (std::string line; std::getline(lines, line);) {
+        if (line.rfind("# ", 0) != 0) {
+            EXPECT_EQ(std::count(line.begin(), line.end(), ' '), 1) << line;
+        }
+    }
+    EXPECT_EQ(sample(kael::serve::ServerMetrics().to_prometheus({}), "kael_request_latency_seconds{quantile=\"0.9\"}"),
+              "NaN");
 }
 
 }  // namespace

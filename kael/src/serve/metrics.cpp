@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <sstream>
 
 #include <nlohmann/json.hpp>
 
@@ -97,6 +98,49 @@ std::string ServerMetrics::to_json(const SchedulerStats& stats) const {
         {"largest_decode_batch", stats.largest_batch},
     };
     return body.dump();
+}
+
+std::string ServerMetrics::to_prometheus(const SchedulerStats& stats) const {
+    const std::lock_guard lock(mutex_);
+    std::ostringstream out;
+    out.precision(9);
+    const auto family = [&](const char* name, const char* type, const char* help) {
+        out << "# HELP " << name << ' ' << help << "\n# TYPE " << name << ' ' << type << '\n';
+    };
+    family("kael_requests_total", "counter", "Requests by how they ended.");
+    for (const auto& [outcome, count] : {std::pair{"completed", completed_}, std::pair{"cancelled", cancelled_},
+                                         std::pair{"failed", failed_}, std::pair{"refused_4xx", refused_4xx_},
+                                         std::pair{"refused_5xx", refused_5xx_}}) {
+        out << "kael_requests_total{outcome=\"" << outcome << "\"} " << count << '\n';
+    }
+    family("kael_completion_tokens_total", "counter", "Tokens generated for clients.");
+    out << "kael_completion_tokens_total " << completion_tokens_ << '\n';
+    const auto quantiles = [&](const char* name, const char* help, const LatencyWindow& window) {
+        family(name, "gauge", help);
+        for (const auto& [label, p] : {std::pair{"0.5", 50.0}, std::pair{"0.9", 90.0}, std::pair{"0.99", 99.0}}) {
+            const std::optional<double> value = window.percentile(p);
+            out << name << "{quantile=\"" << label << "\"} ";
+            if (value) {
+                out << *value;
+            } else {
+                out << "NaN";
+            }
+            out << '\n';
+        }
+    };
+    quantiles("kael_request_latency_seconds", "Request latency over the latest requests.", latency_);
+    quantiles("kael_first_token_seconds", "Time to the first token over the latest requests.", first_token_);
+    family("kael_queue_length", "gauge", "Requests waiting for a place.");
+    out << "kael_queue_length " << stats.queued << '\n';
+    family("kael_active_requests", "gauge", "Requests being decoded.");
+    out << "kael_active_requests " << stats.active << '\n';
+    family("kael_decode_steps_total", "counter", "Decode steps run.");
+    out << "kael_decode_steps_total " << stats.decode_steps << '\n';
+    family("kael_decoded_rows_total", "counter", "Sequences decoded, summed over the steps.");
+    out << "kael_decoded_rows_total " << stats.decoded_rows << '\n';
+    family("kael_largest_decode_batch", "gauge", "The most sequences one decode step has held.");
+    out << "kael_largest_decode_batch " << stats.largest_batch << '\n';
+    return out.str();
 }
 
 }  // namespace kael::serve

@@ -48,6 +48,11 @@ public:
     /// percentiles in seconds (null before the first sample), queue length, active
     /// requests, mean decode batch.
     [[nodiscard]] std::string to_json(const SchedulerStats& stats) const;
+    /// The same in Prometheus's text format (version 0.0.4), as servers such as vLLM and
+    /// llama.cpp expose it: counters named kael_*_total, gauges for the queue, the active
+    /// requests and the decode batch, and the latency percentiles as gauges labelled
+    /// with their quantile (NaN before the first sample).
+    [[nodiscard]] std::string to_prometheus(const SchedulerStats& stats) const;
 
 private:
     mutable std::mutex mutex_;
