@@ -56,6 +56,13 @@ def test_factories_give_torchs_dtype_and_values(call):
     np.testing.assert_array_equal(k.numpy(), t.numpy())
 
 
+def test_a_python_float_keeps_its_double_precision_in_a_float64_tensor():
+    for lib in (kael, torch):
+        assert lib.tensor(0.8, dtype=lib.float64).item() == 0.8
+        assert lib.tensor([0.1, 1e-8], dtype=lib.float64).tolist() == [0.1, 1e-8]
+        assert lib.tensor([1, 2], dtype=lib.float64).tolist() == [1.0, 2.0]
+
+
 def test_random_factories_take_torchs_forms():
     for lib in (kael, torch):
         lib.manual_seed(0)

@@ -90,9 +90,6 @@ class _MissingDtype:
 for _name in ("float16", "half", "bfloat16"):
     if not hasattr(_kael, _name):
         globals()[_name] = _MissingDtype(_name)
-int64 = _kael.int64
-float32, float64 = _kael.float32, _kael.float64
-double = float64
 Size = tuple  # kael's shapes are tuples; torch.Size is a tuple subclass
 
 

@@ -86,8 +86,11 @@ Tensor tensor_from_data(const py::object& data, std::optional<DType> dtype) {
     NestedValues nested;
     read_nested(data, 0, shape, nested);
     const DType inferred = nested.values.empty() ? DType::F32 : nested.dtype;  // tensor([]) is float32
-    Tensor out = empty(shape, inferred);
-    dispatch(inferred, [&]<typename T>() {
+    // A floating dtype asked for is filled directly from the Python numbers, so that
+    // tensor(0.8, dtype=float64) holds the double 0.8 and not 0.8 rounded through float32.
+    const DType fill = dtype && is_floating_point(*dtype) ? *dtype : inferred;
+    Tensor out = empty(shape, fill);
+    dispatch(fill, [&]<typename T>() {
         T* values = out.data_ptr<T>();
         for (std::size_t i = 0; i < nested.values.size(); ++i) {
             values[i] = nested.values[i].as<T>();

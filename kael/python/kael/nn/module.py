@@ -166,18 +166,19 @@ class Module:
         return module
 
     def get_parameter(self, target):
-        owner, _, name = target.rpartition(".")
-        module = self.get_submodule(owner)
-        if name not in module._parameters:
-            raise AttributeError(f"{type(module).__name__} has no parameter `{name}`")
-        return module._parameters[name]
+        return self._get_entry(target, "_parameters", "parameter")
 
     def get_buffer(self, target):
+        return self._get_entry(target, "_buffers", "buffer")
+
+    def _get_entry(self, target, table, kind):
+        """The parameter or buffer at dotted path `target`; AttributeError naming what is missing."""
         owner, _, name = target.rpartition(".")
         module = self.get_submodule(owner)
-        if name not in module._buffers:
-            raise AttributeError(f"{type(module).__name__} has no buffer `{name}`")
-        return module._buffers[name]
+        entries = getattr(module, table)
+        if name not in entries:
+            raise AttributeError(f"{type(module).__name__} has no {kind} `{name}`")
+        return entries[name]
 
     # ---- running ---------------------------------------------------------------------------------
     def forward(self, *args, **kwargs):

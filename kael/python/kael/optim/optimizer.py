@@ -29,7 +29,7 @@ class Optimizer:
 
     def __init__(self, params, defaults):
         self.defaults = defaults
-        self.state = defaultdict(dict)
+        self._state = defaultdict(dict)
         self.param_groups = []
         if isinstance(params, Tensor):
             raise TypeError("params argument given to the optimizer should be an iterable of Tensors or dicts, "
@@ -74,6 +74,11 @@ class Optimizer:
 
     def _check_options(self, group):
         """Raises ValueError for an option out of range; each optimizer knows its own."""
+
+    @property
+    def state(self):
+        """{parameter: {name: value}}: what a step keeps per parameter, as PyTorch's `state`."""
+        return self._state
 
     def zero_grad(self, set_to_none=True):
         for group in self.param_groups:
@@ -121,7 +126,6 @@ class Optimizer:
 
     def load_state_dict(self, state_dict):
         self._check_loadable(state_dict)
-        params = self._indexed_params()
         by_saved_index = {}
         for group, saved in zip(self.param_groups, state_dict["param_groups"]):
             by_saved_index.update(zip(saved["params"], group["params"]))
@@ -131,10 +135,9 @@ class Optimizer:
             if param is None:
                 continue
             state[param] = {name: _as_state_of(param, value) for name, value in values.items()}
-        self.state = state
+        self._state = state
         for group, saved in zip(self.param_groups, state_dict["param_groups"]):
             group.update({name: value for name, value in saved.items() if name != "params"})
-        del params
 
     def __repr__(self):
         lines = [f"{type(self).__name__} ("]
@@ -165,13 +168,15 @@ class _Engine(Optimizer):
 
     def __init__(self, params, defaults):
         self._engines = []
+        self._given = []  # per group: the options its engine was last given
         super().__init__(params, defaults)
 
     def add_param_group(self, param_group):
         super().add_param_group(param_group)
         group = self.param_groups[-1]
-        options = [_engine_value(group[name]) for name in self._engine_options]
-        self._engines.append(self._engine_class(group["params"], *options) if group["params"] else None)
+        options = {name: _engine_value(group[name]) for name in self._engine_options}
+        self._engines.append(self._engine_class(group["params"], *options.values()) if group["params"] else None)
+        self._given.append(options)
 
     @property
     def state(self):
@@ -186,30 +191,26 @@ class _Engine(Optimizer):
                     state[group["params"][int(index)]][name] = value
         return state
 
-    @state.setter
-    def state(self, value):  # the base class's __init__ assigns it; the engines hold the real state
-        pass
-
     # book-region: sync-options
     def _sync_options(self):
-        """Hands each group's options to its engine: the learning rate directly, any other
-        changed option through the engine's state dict."""
-        for group, engine in zip(self.param_groups, self._engines):
-            if engine is None:
+        """Hands each group's changed options to its engine: the learning rate directly,
+        any other option through the engine's state dict. What each engine was last given
+        is remembered, so a step whose dicts did not change touches no engine."""
+        for group, engine, given in zip(self.param_groups, self._engines, self._given):
+            wanted = {name: _engine_value(group[name]) for name in self._engine_options}
+            if engine is None or wanted == given:
                 continue
             self._check_options(group)
-            if engine.lr != group["lr"]:
-                engine.lr = group["lr"]
-            saved = engine.state_dict()
-            changed = False
-            for name in self._engine_options[1:]:
-                key = f"param_groups.0.{name}"
-                wanted = _kael.tensor(_engine_value(group[name]), dtype=saved[key].dtype)
-                if wanted.tolist() != saved[key].tolist():
-                    saved[key] = wanted
-                    changed = True
+            if wanted["lr"] != given["lr"]:
+                engine.lr = wanted["lr"]
+            changed = [name for name in self._engine_options[1:] if wanted[name] != given[name]]
             if changed:
+                saved = engine.state_dict()
+                for name in changed:
+                    key = f"param_groups.0.{name}"
+                    saved[key] = _kael.tensor(wanted[name], dtype=saved[key].dtype)
                 engine.load_state_dict(saved)
+            given.update(wanted)
     # end-book-region: sync-options
 
     def step(self, closure=None):
@@ -276,8 +277,9 @@ class _Engine(Optimizer):
                 if engine is not None:
                     engine.load_state_dict(backup)
             raise
-        for group, saved in zip(self.param_groups, state_dict["param_groups"]):
+        for group, saved, given in zip(self.param_groups, state_dict["param_groups"], self._given):
             group.update({name: value for name, value in saved.items() if name != "params"})
+            given.update({name: _engine_value(group[name]) for name in self._engine_options})
 
 
 def _engine_value(value):
