@@ -6,6 +6,8 @@
 #   writes once into build/data/gpt2-124m-serving) under CLIENTS concurrent clients for
 #   SECONDS seconds (benchmarks/server_load.py; 16 and 30 unless given), once with the
 #   decode steps of up to 8 requests batched together and once with one request at a time;
+# - what batching buys: benchmarks/decode_batch.cpp, a decode step of 1, 2, 4 and 8 rows
+#   on one thread and on every core;
 # - the profiler's price: benchmarks/bench_profiler.cpp.
 #
 # Needs a build in build/main (or $1) with -DKAEL_BUILD_BENCHMARKS=ON, python3-torch (to
@@ -51,6 +53,11 @@ for batch in 8 1; do
   echo "record_serving: max-batch $batch done" >&2
 done
 
+for t in 1 "$threads"; do
+  OPENBLAS_NUM_THREADS=1 "$build/benchmarks/kael_bench_decode_batch" --model "$model" --threads "$t" \
+    > "$work/decode-$t.json"
+done
+
 OPENBLAS_NUM_THREADS=1 "$build/benchmarks/kael_bench_profiler" --benchmark_repetitions=5 \
   --benchmark_report_aggregates_only=true --benchmark_format=json > "$work/profiler.json" 2> /dev/null
 
@@ -84,6 +91,33 @@ print()
 print("A request is complete when it got status 200 and, streamed, a last event with a finish reason and "
       "`[DONE]`; a clear error is a status of 4xx or 5xx with a JSON error body; anything else is broken. "
       "Latencies are those of complete requests, from sending the request to reading its last byte.")
+print()
+print("## A decode step of several rows")
+print()
+decode = {t: json.loads((work / f"decode-{t}.json").read_text()) for t in sorted({1, int(threads)})}
+first = next(iter(decode.values()))
+print(f"`kael_bench_decode_batch`: R sequences, each with a {first['prompt_tokens']}-token prompt in its own cache, "
+      f"take one decode step together (`nn::decode_step`) and one draw each (temperature {first['temperature']:g}, "
+      f"top-k {first['top_k']}); the median of {first['steps'] - 1} steps. The compute floor is R multiply-adds for "
+      f"each of the model's {first['parameters']:,} parameters at this core's rate of independent vector "
+      "multiply-adds, measured beside it on one thread.")
+print()
+print("| threads | rows | model ms | sampling ms | step ms | step / 1-row step | compute floor ms (1 thread) |")
+print("|---:|---:|---:|---:|---:|---:|---:|")
+for t, run in decode.items():
+    for row in run["rows"]:
+        print(f"| {t} | {row['rows']} | {row['model_ms']:.1f} | {row['sample_ms']:.2f} | {row['step_ms']:.1f} "
+              f"| {row['ratio_to_one_row']:.2f} | {row['compute_floor_ms']:.1f} |")
+print()
+print(f"Vector multiply-adds on one thread: {first['fma_gflops']:.1f} GFLOP/s. "
+      f"The profiler's largest rows for a step of {first['profile_rows']} rows on one thread, per step:")
+print()
+print("| operation | calls | total ms | self ms |")
+print("|---|---:|---:|---:|")
+for row in first["profile"][:8]:
+    print(f"| {row['name']} | {row['calls_per_step']:.0f} | {row['total_ms_per_step']:.2f} | {row['self_ms_per_step']:.2f} |")
+print()
+print("## The profiler's price")
 print()
 bench = {b["name"]: b for b in json.loads((work / "profiler.json").read_text())["benchmarks"]}
 def median_ns(name):

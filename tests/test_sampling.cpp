@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <numeric>
 #include <set>
 #include <vector>
 
@@ -188,6 +189,56 @@ TEST(SampleNext, TheSameSeedSamplesTheSameTokens) {
     const std::vector<std::int64_t> first = values_of(sample_next(logits, SamplingOptions{0.8, std::nullopt, 0.9}));
     kael::manual_seed(16);
     EXPECT_EQ(values_of(sample_next(logits, SamplingOptions{0.8, std::nullopt, 0.9})), first);
+}
+
+// The filters as plain code: the whole row sorted (stably, most likely first), top-k and
+// top-p read off the sorted order. sample_next never sorts the whole row; it must draw
+// what this draws.
+std::vector<double> filtered_by_full_sort(const std::vector<double>& logits, const SamplingOptions& options) {
+    const double largest = *std::max_element(logits.begin(), logits.end());
+    std::vector<double> p;
+    for (const double x : logits) {
+        p.push_back(std::exp((x - largest) / options.temperature));
+    }
+    std::vector<std::size_t> order(p.size());
+    std::iota(order.begin(), order.end(), std::size_t{0});
+    std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return p[a] > p[b]; });
+    if (options.top_k && static_cast<std::size_t>(*options.top_k) < p.size()) {
+        const double kth = p[order[static_cast<std::size_t>(*options.top_k) - 1]];
+        for (double& q : p) {
+            q = q >= kth ? q : 0.0;
+        }
+    }
+    const double target = options.top_p * std::accumulate(p.begin(), p.end(), 0.0);
+    double kept = 0;
+    for (const std::size_t i : order) {
+        if (options.top_p < 1.0 && kept >= target) {
+            p[i] = 0;
+        } else {
+            kept += p[i];
+        }
+    }
+    return p;
+}
+
+TEST(SampleNext, FiltersDrawWhatAFullSortOfTheRowDraws) {
+    kael::manual_seed(17);
+    // A vocabulary whose nucleus at top_p 0.99 holds far more than the first candidates.
+    const Tensor logits = kael::randn({3000}, DType::F64) * 2.0;
+    const std::vector<double> values(logits.data_ptr<double>(), logits.data_ptr<double>() + logits.numel());
+    for (const SamplingOptions& options :
+         {SamplingOptions{0.8, 40, 1.0}, SamplingOptions{1.0, std::nullopt, 0.9},
+          SamplingOptions{0.7, 200, 0.95}, SamplingOptions{1.3, std::nullopt, 0.99},
+          SamplingOptions{1.0, std::nullopt, 1.0}, SamplingOptions{2.0, 1, 0.5}}) {
+        const Tensor reference = kael::from_vector(filtered_by_full_sort(values, options));
+        for (std::uint64_t seed = 0; seed < 40; ++seed) {
+            kael::manual_seed(seed);
+            const std::int64_t drawn = sample_next(logits, options).item<std::int64_t>();
+            kael::manual_seed(seed);
+            EXPECT_EQ(drawn, kael::multinomial(reference, 1, true).item<std::int64_t>())
+                << "temperature " << options.temperature << ", top_p " << options.top_p << ", seed " << seed;
+        }
+    }
 }
 
 TEST(SampleNext, OptionsOutOfRangeAreRefused) {

@@ -1,11 +1,16 @@
 // Sampling the next token (chapter 11): the filters of Hugging Face's generate(), applied
-// to one row of logits at a time in double on the host. A generation step samples a few
-// rows of a vocabulary's size, so this is never the slow part, and plain loops over a row
-// read more clearly than a chain of tensor operations with sorts and scatters.
+// to one row of logits at a time in double on the host, with plain loops over the row
+// rather than a chain of tensor operations with sorts and scatters.
+//
+// A server samples a row for every sequence at every step (chapter 13), so the filters
+// must cost little beside the model's step: no filter sorts the whole vocabulary. Top-k
+// finds its threshold with a selection; top-p sorts only as many of the most likely tokens
+// as its nucleus turns out to need; with neither, nothing is sorted at all.
 #include "kael/nn/sampling.h"
 
 #include <algorithm>
 #include <cmath>
+#include <functional>
 #include <limits>
 #include <numeric>
 #include <vector>
@@ -17,37 +22,76 @@
 namespace kael::nn {
 namespace {
 
+// The tokens a top-p nucleus is first looked for among; each miss looks among eight
+// times as many. A language model's nucleus at top_p = 0.9 is mostly a few dozen tokens.
+constexpr std::size_t kFirstCandidates = 64;
+
+// The largest logit of a row that top-k keeps: the k-th largest (ties with it stay too, as
+// the threshold of torch.topk in Hugging Face's TopKLogitsWarper keeps them).
+double kth_largest(const double* logits, std::int64_t vocabulary, std::int64_t k) {
+    std::vector<double> copy(logits, logits + vocabulary);
+    const auto kth = copy.begin() + (k - 1);
+    std::nth_element(copy.begin(), kth, copy.end(), std::greater<>());
+    return *kth;
+}
+
+// The `count` most likely tokens, most likely first and equals in the order of their
+// indices: the first `count` of a stable sort of the whole row, found without one.
+std::vector<std::size_t> most_likely(const std::vector<double>& probabilities, std::size_t count) {
+    std::vector<std::size_t> order(probabilities.size());
+    std::iota(order.begin(), order.end(), std::size_t{0});
+    std::partial_sort(order.begin(), order.begin() + static_cast<std::ptrdiff_t>(count), order.end(),
+                      [&](std::size_t a, std::size_t b) {
+                          return probabilities[a] > probabilities[b] || (probabilities[a] == probabilities[b] && a < b);
+                      });
+    order.resize(count);
+    return order;
+}
+
+// Zeroes every probability outside the smallest set of most likely tokens whose sum
+// reaches top_p of the total (the token that crosses it is kept).
+void keep_nucleus(std::vector<double>& probabilities, double top_p) {
+    const double target = top_p * std::accumulate(probabilities.begin(), probabilities.end(), 0.0);
+    for (std::size_t count = std::min(kFirstCandidates, probabilities.size());; 
+         count = std::min(count * 8, probabilities.size())) {
+        const std::vector<std::size_t> order = most_likely(probabilities, count);
+        double kept = 0;
+        std::size_t size = 0;
+        while (size < count && kept < target) {
+            kept += probabilities[order[size++]];
+        }
+        // Rounding can leave the sum of every token a hair below the target: all stay then.
+        if (kept >= target || count == probabilities.size()) {
+            std::vector<double> nucleus(probabilities.size(), 0.0);
+            for (std::size_t i = 0; i < size; ++i) {
+                nucleus[order[i]] = probabilities[order[i]];
+            }
+            probabilities = std::move(nucleus);
+            return;
+        }
+    }
+}
+
 // The probabilities of one row after temperature, top-k and top-p, not yet normalised
 // (multinomial normalises by the row's total).
 std::vector<double> filtered_probabilities(const double* logits, std::int64_t vocabulary,
                                            const SamplingOptions& options) {
-    const auto size = static_cast<std::size_t>(vocabulary);
     const double largest = *std::max_element(logits, logits + vocabulary);
-    // exp((x - max) / T): the largest becomes 1, so nothing overflows.
-    std::vector<double> probabilities(size);
-    for (std::size_t i = 0; i < size; ++i) {
-        probabilities[i] = std::exp((logits[i] - largest) / options.temperature);
+    // Top-k compares logits, before the exponential, as Hugging Face's warper does; a k of
+    // the vocabulary's size or more keeps every token.
+    double lowest_kept = -std::numeric_limits<double>::infinity();
+    if (options.top_k && *options.top_k < vocabulary) {
+        lowest_kept = kth_largest(logits, vocabulary, *options.top_k);
     }
-    std::vector<std::size_t> order(size);
-    std::iota(order.begin(), order.end(), std::size_t{0});
-    std::stable_sort(order.begin(), order.end(),
-                     [&](std::size_t a, std::size_t b) { return probabilities[a] > probabilities[b]; });
-    if (options.top_k && static_cast<std::size_t>(*options.top_k) < size) {
-        const double kth = probabilities[order[static_cast<std::size_t>(*options.top_k) - 1]];
-        for (double& p : probabilities) {
-            p = p >= kth ? p : 0.0;  // ties with the k-th stay, as torch.topk's threshold keeps them
+    // exp((x - max) / T): the largest becomes 1, so nothing overflows.
+    std::vector<double> probabilities(static_cast<std::size_t>(vocabulary), 0.0);
+    for (std::int64_t i = 0; i < vocabulary; ++i) {
+        if (logits[i] >= lowest_kept) {
+            probabilities[static_cast<std::size_t>(i)] = std::exp((logits[i] - largest) / options.temperature);
         }
     }
     if (options.top_p < 1.0) {
-        const double total = std::accumulate(probabilities.begin(), probabilities.end(), 0.0);
-        double kept = 0;
-        for (const std::size_t index : order) {
-            if (kept >= options.top_p * total) {
-                probabilities[index] = 0;  // the nucleus is already complete
-            } else {
-                kept += probabilities[index];  // the token that crosses top_p is kept
-            }
-        }
+        keep_nucleus(probabilities, options.top_p);
     }
     return probabilities;
 }

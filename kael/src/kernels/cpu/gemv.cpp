@@ -1,4 +1,5 @@
-// A few rows times a matrix, the two loops of gemv.h, split over columns on several threads.
+// A few rows times a matrix, the two loops of gemv.h for all rows of A at once, split over
+// columns on several threads.
 #include "kernels/cpu/gemv.h"
 
 #include <algorithm>
@@ -10,13 +11,10 @@
 namespace kael::detail {
 namespace {
 
-// Columns of C summed together in the row form: 1024 floats is 4 KiB of a row of C, which
-// stays in the L1 cache while the rows of B stream past it.
-constexpr std::int64_t kColumnBlock = 1024;
-// Rows of B that every row of A takes in turn in the row form: 64 rows of a column block
-// are 256 KiB of B, which the L2 cache keeps for the next row of A. A multiple of 4, so that
-// the groups of four rows fall where they fall for one row of A alone.
-constexpr std::int64_t kRowChunk = 64;
+// Elements of C summed together in the row form, over all rows of A: 4096 floats are
+// 16 KiB, which stay in the L1 cache while the rows of B stream past them (one row of A
+// takes a block of 4096 columns, eight rows blocks of 512).
+constexpr std::int64_t kOutputBlock = 4096;
 // The partial sums of one dot product: two AVX2 registers of floats, or one AVX-512
 // register, and the same count on every CPU so that the sum's order is too.
 constexpr int kLanes = 16;
@@ -24,60 +22,160 @@ constexpr int kLanes = 16;
 // memory traffic: far more than handing it to a worker costs.
 constexpr std::int64_t kWorkPerPiece = std::int64_t{1} << 16;
 
-// c[0, n) += sum over r of a[r * a_step] * b[r * b_row + (0, n)], for B with contiguous
-// rows. Four rows join each pass over c, added one after the other, so every element's sum
-// runs over r in ascending order, as the plain loop's does.
-template <typename T>
-void add_scaled_rows(const T* a, std::int64_t a_step, const T* b, std::int64_t b_row, std::int64_t rows,
-                     T* __restrict c, std::int64_t n) {
+// Sixteen elements as one value: a zmm register with AVX-512, two ymm registers with AVX2.
+// Written out rather than left to the auto-vectorizer, which for GCC 12 vectorized these
+// loops for some row counts and not for others, and then did not always fuse the same
+// multiply-adds (so a row's bits depended on the rows beside it).
+template <typename T> struct Sixteen {
+    typedef T type __attribute__((vector_size(kLanes * sizeof(T))));
+    typedef T unaligned __attribute__((vector_size(kLanes * sizeof(T)), aligned(alignof(T)), may_alias));
+    static type load(const T* address) { return *reinterpret_cast<const unaligned*>(address); }
+    static void store(T* address, type value) { *reinterpret_cast<unaligned*>(address) = value; }
+};
+
+// c_i[0, n) += sum over r of a_i[r * a_step] * b[r * b_row + (0, n)] for the M rows i of A
+// at once, for B with contiguous rows: each piece of four rows of B is loaded once, into
+// registers, for all M rows, whose rows of C stay in the L1 cache. Every element's sum
+// runs over r in ascending order, one multiply-add after the other, so its bits depend
+// neither on M nor on the width of the block.
+template <typename T, std::size_t M>
+void add_scaled_rows(const T* const* a, std::int64_t a_step, const T* b, std::int64_t b_row, std::int64_t rows,
+                     T* const* c, std::int64_t n) {
+    using V = Sixteen<T>;
     std::int64_t r = 0;
     for (; r + 4 <= rows; r += 4) {
-        const T a0 = a[r * a_step];
-        const T a1 = a[(r + 1) * a_step];
-        const T a2 = a[(r + 2) * a_step];
-        const T a3 = a[(r + 3) * a_step];
-        const T* __restrict b0 = b + r * b_row;
-        const T* __restrict b1 = b0 + b_row;
-        const T* __restrict b2 = b1 + b_row;
-        const T* __restrict b3 = b2 + b_row;
-        for (std::int64_t j = 0; j < n; ++j) {
-            T sum = c[j];
-            sum += a0 * b0[j];
-            sum += a1 * b1[j];
-            sum += a2 * b2[j];
-            sum += a3 * b3[j];
-            c[j] = sum;
+        T scale[M][4];
+        for (std::size_t i = 0; i < M; ++i) {
+            for (std::size_t q = 0; q < 4; ++q) {
+                scale[i][q] = a[i][(r + static_cast<std::int64_t>(q)) * a_step];
+            }
+        }
+        const T* b0 = b + r * b_row;
+        const T* b1 = b0 + b_row;
+        const T* b2 = b1 + b_row;
+        const T* b3 = b2 + b_row;
+        std::int64_t j = 0;
+        for (; j + kLanes <= n; j += kLanes) {
+            const typename V::type x0 = V::load(b0 + j);
+            const typename V::type x1 = V::load(b1 + j);
+            const typename V::type x2 = V::load(b2 + j);
+            const typename V::type x3 = V::load(b3 + j);
+            for (std::size_t i = 0; i < M; ++i) {
+                typename V::type sum = V::load(c[i] + j);
+                sum += scale[i][0] * x0;
+                sum += scale[i][1] * x1;
+                sum += scale[i][2] * x2;
+                sum += scale[i][3] * x3;
+                V::store(c[i] + j, sum);
+            }
+        }
+        for (; j < n; ++j) {
+            for (std::size_t i = 0; i < M; ++i) {
+                T sum = c[i][j];
+                sum += scale[i][0] * b0[j];
+                sum += scale[i][1] * b1[j];
+                sum += scale[i][2] * b2[j];
+                sum += scale[i][3] * b3[j];
+                c[i][j] = sum;
+            }
         }
     }
     for (; r < rows; ++r) {
-        const T scale = a[r * a_step];
-        const T* __restrict row = b + r * b_row;
-        for (std::int64_t j = 0; j < n; ++j) {
-            c[j] += scale * row[j];
+        const T* row = b + r * b_row;
+        for (std::size_t i = 0; i < M; ++i) {
+            const T scale = a[i][r * a_step];
+            T* out = c[i];
+            for (std::int64_t j = 0; j < n; ++j) {
+                out[j] += scale * row[j];
+            }
         }
     }
 }
 
-// The dot product of x and y, n elements each: kLanes running sums, one per lane, then a
-// fixed tree of additions over them and the elements left over.
-template <typename T> T dot(const T* __restrict x, const T* __restrict y, std::int64_t n) {
-    T partial[kLanes] = {};
-    std::int64_t i = 0;
-    for (; i + kLanes <= n; i += kLanes) {
-        for (int lane = 0; lane < kLanes; ++lane) {
-            partial[lane] += x[i + lane] * y[i + lane];
+// The fixed tree over a dot product's 16 running sums: lane l takes lane l + 8, then
+// l + 4, l + 2 and l + 1, each step one addition of the two halves of a vector.
+template <typename T> T sum_of_lanes(typename Sixteen<T>::type v) {
+    typedef T eight __attribute__((vector_size(8 * sizeof(T))));
+    typedef T four __attribute__((vector_size(4 * sizeof(T))));
+    typedef T two __attribute__((vector_size(2 * sizeof(T))));
+    const eight v8 = __builtin_shufflevector(v, v, 0, 1, 2, 3, 4, 5, 6, 7) +
+                     __builtin_shufflevector(v, v, 8, 9, 10, 11, 12, 13, 14, 15);
+    const four v4 = __builtin_shufflevector(v8, v8, 0, 1, 2, 3) + __builtin_shufflevector(v8, v8, 4, 5, 6, 7);
+    const two v2 = __builtin_shufflevector(v4, v4, 0, 1) + __builtin_shufflevector(v4, v4, 2, 3);
+    return v2[0] + v2[1];
+}
+
+// A tile of the dot form, rows x_0 .. x_{R-1} of A against columns y_0 .. y_{C-1} of B (K
+// elements each; column c at y + c * y_step): per dot product kLanes running sums, one per
+// lane, then sum_of_lanes and the elements left over. Each piece of a column is loaded
+// once for R rows and each piece of a row once for C columns, and the R x C chains of
+// additions overlap in the pipeline; each dot product's sum is the one it gets alone.
+template <typename T, std::size_t R, std::size_t C>
+void dot_tile(const T* const* x, const T* y, std::int64_t y_step, std::int64_t n, T* out, std::int64_t out_step) {
+    using V = Sixteen<T>;
+    typename V::type partial[R][C] = {};
+    std::int64_t k = 0;
+    for (; k + kLanes <= n; k += kLanes) {
+        typename V::type column[C];
+        for (std::size_t c = 0; c < C; ++c) {
+            column[c] = V::load(y + static_cast<std::int64_t>(c) * y_step + k);
+        }
+        for (std::size_t i = 0; i < R; ++i) {
+            const typename V::type row = V::load(x[i] + k);
+            for (std::size_t c = 0; c < C; ++c) {
+                partial[i][c] += row * column[c];
+            }
         }
     }
-    T rest = 0;
-    for (; i < n; ++i) {
-        rest += x[i] * y[i];
-    }
-    for (int width = kLanes / 2; width > 0; width /= 2) {
-        for (int lane = 0; lane < width; ++lane) {
-            partial[lane] += partial[lane + width];
+    for (std::size_t i = 0; i < R; ++i) {
+        for (std::size_t c = 0; c < C; ++c) {
+            const T* column = y + static_cast<std::int64_t>(c) * y_step;
+            T rest = 0;
+            for (std::int64_t e = k; e < n; ++e) {
+                rest += x[i][e] * column[e];
+            }
+            out[static_cast<std::int64_t>(i) * out_step + static_cast<std::int64_t>(c)] =
+                sum_of_lanes<T>(partial[i][c]) + rest;
         }
     }
-    return partial[0] + rest;
+}
+
+// A tile's rows and columns: its R x C vectors of running sums, and the loads beside them,
+// must fit the registers (32 zmm with AVX-512, 16 ymm with AVX2, where one float vector of
+// 16 lanes takes two).
+#if defined(__AVX512F__)
+constexpr std::size_t kTileRows = 8;
+#else
+constexpr std::size_t kTileRows = 4;
+#endif
+constexpr std::size_t kTileColumns = 1;
+
+// Columns [begin, end) of C in the dot form, for the M rows of A: tiles of up to kTileRows
+// rows and kTileColumns columns, the rows of a column tile one group after the other while
+// the columns are in the L1 cache.
+template <typename T, std::size_t M>
+void dot_columns(const GemmOperands<T>& op, const T* const* rows, std::int64_t begin, std::int64_t end) {
+    constexpr std::size_t kFullGroups = M / kTileRows;
+    constexpr std::size_t kLastRows = M % kTileRows;
+    auto tile = [&]<std::size_t C>(std::int64_t j) {
+        const T* y = op.b + j * op.b_col;
+        for (std::size_t g = 0; g < kFullGroups; ++g) {
+            dot_tile<T, kTileRows, C>(rows + g * kTileRows, y, op.b_col, op.k,
+                                      op.c + static_cast<std::int64_t>(g * kTileRows) * op.ldc + j, op.ldc);
+        }
+        if constexpr (kLastRows > 0) {
+            dot_tile<T, kLastRows, C>(rows + kFullGroups * kTileRows, y, op.b_col, op.k,
+                                      op.c + static_cast<std::int64_t>(kFullGroups * kTileRows) * op.ldc + j,
+                                      op.ldc);
+        }
+    };
+    std::int64_t j = begin;
+    for (; j + static_cast<std::int64_t>(kTileColumns) <= end; j += static_cast<std::int64_t>(kTileColumns)) {
+        tile.template operator()<kTileColumns>(j);
+    }
+    for (; j < end; ++j) {
+        tile.template operator()<1>(j);
+    }
 }
 
 // Row `i` of A with contiguous elements: the row itself, or a copy of it in `copy` (K
@@ -94,40 +192,50 @@ template <typename T> const T* contiguous_row(const GemmOperands<T>& op, std::in
     return copy.data();
 }
 
-template <typename T> void run_gemv(const GemmOperands<T>& op) {
+template <typename T, std::size_t M> void run_gemv(const GemmOperands<T>& op) {
     const std::int64_t grain = std::max<std::int64_t>(64, kWorkPerPiece / std::max<std::int64_t>(1, op.m * op.k));
     if (op.b_col == 1) {
         parallel_for(0, op.n, grain, [&](std::int64_t begin, std::int64_t end) {
+            constexpr auto kColumnBlock = kOutputBlock / static_cast<std::int64_t>(M);
             for (std::int64_t j = begin; j < end; j += kColumnBlock) {
                 const std::int64_t width = std::min(kColumnBlock, end - j);
-                for (std::int64_t i = 0; i < op.m; ++i) {
-                    std::fill_n(op.c + i * op.ldc + j, width, T{0});
+                T* c[M];
+                for (std::size_t i = 0; i < M; ++i) {
+                    c[i] = op.c + static_cast<std::int64_t>(i) * op.ldc + j;
+                    std::fill_n(c[i], width, T{0});
                 }
-                for (std::int64_t r = 0; r < op.k; r += kRowChunk) {
-                    const std::int64_t rows = std::min(kRowChunk, op.k - r);
-                    for (std::int64_t i = 0; i < op.m; ++i) {
-                        add_scaled_rows(op.a + i * op.a_row + r * op.a_col, op.a_col, op.b + r * op.b_row + j,
-                                        op.b_row, rows, op.c + i * op.ldc + j, width);
-                    }
+                const T* a[M];
+                for (std::size_t i = 0; i < M; ++i) {
+                    a[i] = op.a + static_cast<std::int64_t>(i) * op.a_row;
                 }
+                add_scaled_rows<T, M>(a, op.a_col, op.b + j, op.b_row, op.k, c, width);
             }
         });
         return;
     }
     // Columns of B are contiguous; so must the rows of A be, to walk beside them.
-    std::vector<std::vector<T>> copies(static_cast<std::size_t>(op.m));
-    std::vector<const T*> rows(static_cast<std::size_t>(op.m));
-    for (std::int64_t i = 0; i < op.m; ++i) {
-        rows[static_cast<std::size_t>(i)] = contiguous_row(op, i, copies[static_cast<std::size_t>(i)]);
+    std::vector<std::vector<T>> copies(M);
+    const T* rows[M];
+    for (std::size_t i = 0; i < M; ++i) {
+        rows[i] = contiguous_row(op, static_cast<std::int64_t>(i), copies[i]);
     }
-    parallel_for(0, op.n, grain, [&](std::int64_t begin, std::int64_t end) {
-        for (std::int64_t j = begin; j < end; ++j) {
-            const T* column = op.b + j * op.b_col;
-            for (std::int64_t i = 0; i < op.m; ++i) {
-                op.c[i * op.ldc + j] = dot(rows[static_cast<std::size_t>(i)], column, op.k);
-            }
-        }
-    });
+    parallel_for(0, op.n, grain,
+                 [&](std::int64_t begin, std::int64_t end) { dot_columns<T, M>(op, rows, begin, end); });
+}
+
+// The row count as a template argument, so that each count gets loops of its own size.
+template <typename T> void run_gemv(const GemmOperands<T>& op) {
+    static_assert(kMaxGemvRows == 8, "one case below for each row count gemv takes");
+    switch (op.m) {
+        case 1: return run_gemv<T, 1>(op);
+        case 2: return run_gemv<T, 2>(op);
+        case 3: return run_gemv<T, 3>(op);
+        case 4: return run_gemv<T, 4>(op);
+        case 5: return run_gemv<T, 5>(op);
+        case 6: return run_gemv<T, 6>(op);
+        case 7: return run_gemv<T, 7>(op);
+        default: return run_gemv<T, 8>(op);
+    }
 }
 
 }  // namespace

@@ -6,8 +6,8 @@
 // A blocked GEMM is the wrong tool for it. Packing B costs a read and a write of every
 // weight, to be reused by M rows of A; with M this small nothing repays it, and the
 // product is a pass over B that memory bandwidth bounds. gemv() makes exactly that one
-// pass, reading B where it lies, in the order its bytes are stored, and lets every row of
-// A use each piece of B while it is in the cache:
+// pass, reading B where it lies, in the order its bytes are stored, and loads each piece
+// of B once for every row of A:
 //
 // - B with contiguous rows (b_col == 1, a Conv1D weight of GPT-2 stored [in, out]): each
 //   row of C is a sum of the rows of B scaled by its row of A, c += a[k] * B[k, :],
@@ -20,6 +20,11 @@
 // 16 running partial sums, then a fixed tree, in the second), so the result is the same bit
 // for bit for any thread count, for AVX2 and AVX-512 builds alike, and for a row whatever
 // the other rows are: a sequence decoded beside others gets the logits it gets alone.
+//
+// With several rows of A the product does M multiply-adds per element of B, and from a few
+// rows on the arithmetic, not the memory, sets its time: eight rows cost more than one on
+// every CPU, by how much depends on the core's multiply-add rate against its memory
+// bandwidth (benchmarks/decode_batch.cpp measures both).
 
 #include <cstdint>
 
