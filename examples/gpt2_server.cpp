@@ -32,6 +32,8 @@
 #include <random>
 #include <string>
 #include <thread>
+#include <variant>
+#include <vector>
 
 #include <httplib.h>
 
@@ -105,25 +107,33 @@ Options parse(int argc, char** argv) {
     return o;
 }
 
-// What the scheduler's thread hands one HTTP handler: the text of each choice as it is
-// decoded, tagged with the choice's index, then each choice's end. A request of several
-// choices (n, or several prompts) is several sequences in the scheduler and one outbox here.
+// A piece of one choice's answer: text as it is decoded, and with logprobs the tokens it
+// comes from (a token whose text a stop string holds back comes with none).
+struct Piece {
+    std::size_t choice;
+    std::string text;
+    std::vector<serve::ScoredToken> tokens;
+};
+
+// What the scheduler's thread hands one HTTP handler: the pieces of each choice, tagged
+// with the choice's index, then each choice's end. A request of several choices (n, or
+// several prompts) is several sequences in the scheduler and one outbox here.
 struct Outbox {
     explicit Outbox(std::size_t choices) : finished(choices), stop_string_met(choices), remaining(choices) {}
 
     std::mutex mutex;
     std::condition_variable changed;
-    std::deque<std::pair<std::size_t, std::string>> pieces;  // decoded text not yet taken
+    std::deque<Piece> pieces;                                // pieces not yet taken
     std::vector<std::optional<serve::Finished>> finished;    // per choice, once it has ended
     std::vector<bool> stop_string_met;
     std::size_t remaining;  // choices not yet ended
 
     void put(std::size_t choice, std::string text, std::optional<serve::Finished> end = std::nullopt,
-             bool stopped = false) {
+             bool stopped = false, std::vector<serve::ScoredToken> tokens = {}) {
         {
             const std::lock_guard lock(mutex);
-            if (!text.empty()) {
-                pieces.emplace_back(choice, std::move(text));
+            if (!text.empty() || !tokens.empty()) {
+                pieces.push_back(Piece{choice, std::move(text), std::move(tokens)});
             }
             if (end) {
                 finished[choice] = std::move(end);
@@ -135,13 +145,16 @@ struct Outbox {
     }
 };
 
-// One choice's decoder and stop strings: touched by the scheduler's thread only.
+// One choice's decoder, stop strings and log-probabilities: touched by the scheduler's
+// thread only (and by the handler before the choice is submitted).
 struct ChoiceDecoder {
     ChoiceDecoder(const kael::text::GPT2Tokenizer& tokenizer, std::vector<std::string> stops)
         : decoder(tokenizer), stop(std::move(stops)) {}
 
     kael::text::StreamingDecoder decoder;
     serve::StopStrings stop;
+    std::optional<serve::ScoredToken> drawn;  // the last token's scores, until its text goes out
+    std::int64_t offset = 0;                  // characters of the prompt and the tokens so far
 };
 
 // What an error that httplib answers by itself means, for its JSON body.
@@ -288,11 +301,39 @@ private:
         }
         auto outbox = std::make_shared<Outbox>(generations.size());
         std::vector<std::shared_ptr<serve::Ticket>> tickets;
+        const bool drawn_among_top = !chat;  // the completion endpoint lists the drawn token too
         for (std::size_t c = 0; c < generations.size(); ++c) {
             auto choice = std::make_shared<ChoiceDecoder>(tokenizer_, request.stop);
+            const serve::Prompt& prompt = request.prompts[c / static_cast<std::size_t>(request.n)];
+            const auto* given_text = std::get_if<std::string>(&prompt);
+            const std::string prompt_text = given_text ? *given_text : tokenizer_.decode(generations[c].prompt);
+            // Offsets count from the prompt's start, echoed or not, as OpenAI's do.
+            choice->offset = serve::character_count(prompt_text);
             serve::RequestCallbacks callbacks;
+            if (request.echo && !generations[c].prompt_logprobs) {
+                outbox->put(c, prompt_text);
+            }
+            callbacks.on_prompt_logprobs = [this, outbox, prompt_text, drawn_among_top,
+                                            c](std::vector<serve::TokenLogprobs> scores) {
+                std::vector<serve::ScoredToken> tokens;
+                std::int64_t offset = 0;
+                for (const serve::TokenLogprobs& score : scores) {
+                    tokens.push_back(serve::scored_token(score, tokenizer_, offset, drawn_among_top));
+                    offset += serve::character_count(tokens.back().text);
+                }
+                outbox->put(c, prompt_text, std::nullopt, false, std::move(tokens));
+            };
+            callbacks.on_logprobs = [this, choice, drawn_among_top](const serve::TokenLogprobs& score) {
+                choice->drawn = serve::scored_token(score, tokenizer_, choice->offset, drawn_among_top);
+                choice->offset += serve::character_count(choice->drawn->text);
+            };
             callbacks.on_token = [outbox, choice, c](std::int64_t token) {
-                outbox->put(c, choice->stop.push(choice->decoder.push(token)));
+                std::vector<serve::ScoredToken> tokens;
+                if (choice->drawn) {
+                    tokens.push_back(std::move(*choice->drawn));
+                    choice->drawn.reset();
+                }
+                outbox->put(c, choice->stop.push(choice->decoder.push(token)), std::nullopt, false, std::move(tokens));
                 return !choice->stop.stopped();
             };
             callbacks.on_finish = [this, outbox, choice, c](const serve::Finished& finished) {
@@ -322,7 +363,8 @@ private:
                                            std::chrono::system_clock::now().time_since_epoch())
                                            .count(),
                                        options_.name};
-        const Format format = chat ? chat_format() : completion_format();
+        Format format = chat ? chat_format() : completion_format();
+        format.logprobs = request.logprobs.has_value();
         if (request.stream) {
             stream(res, outbox, std::move(tickets), ids, format, request.include_usage, prompt_tokens);
         } else {
@@ -330,17 +372,23 @@ private:
         }
     }
 
+    // Log-probabilities of a piece's tokens as an event carries them: with logprobs asked
+    // for, a list (empty for text a stop string held back); without, none.
+    using EventLogprobs = std::optional<std::vector<serve::ScoredToken>>;
+
     // How one endpoint writes its answers: the whole body, and the events of a stream
-    // (an opening one per choice, one per piece of text, a closing one with the finish
-    // reason), each event for the choice of the given index.
+    // (an opening one per choice, one per piece, a closing one with the finish reason),
+    // each event for the choice of the given index.
     struct Format {
         const char* chunk_object;
         std::function<std::string(const serve::CompletionIds&, const std::vector<serve::ChoiceText>&, std::int64_t,
                                   std::int64_t)>
             whole;
         std::function<std::string(const serve::CompletionIds&, std::int64_t)> opening;  // empty string: none
-        std::function<std::string(const serve::CompletionIds&, std::string_view, std::int64_t)> piece;
+        std::function<std::string(const serve::CompletionIds&, std::string_view, std::int64_t, const EventLogprobs&)>
+            piece;
         std::function<std::string(const serve::CompletionIds&, std::string_view, std::int64_t)> closing;
+        bool logprobs = false;  // the request asked for log-probabilities
     };
 
     static Format completion_format() {
@@ -348,8 +396,9 @@ private:
                 [](const serve::CompletionIds& ids, const std::vector<serve::ChoiceText>& choices, std::int64_t prompt,
                    std::int64_t completion) { return serve::completion_body(ids, choices, prompt, completion); },
                 [](const serve::CompletionIds&, std::int64_t) { return std::string(); },
-                [](const serve::CompletionIds& ids, std::string_view text, std::int64_t index) {
-                    return serve::completion_event(ids, text, std::nullopt, index);
+                [](const serve::CompletionIds& ids, std::string_view text, std::int64_t index,
+                   const EventLogprobs& logprobs) {
+                    return serve::completion_event(ids, text, std::nullopt, index, logprobs);
                 },
                 [](const serve::CompletionIds& ids, std::string_view reason, std::int64_t index) {
                     return serve::completion_event(ids, "", reason, index);
@@ -365,8 +414,9 @@ private:
                 [](const serve::CompletionIds& ids, std::int64_t index) {
                     return serve::chat_chunk_event(ids, "assistant", "", std::nullopt, index);
                 },
-                [](const serve::CompletionIds& ids, std::string_view text, std::int64_t index) {
-                    return serve::chat_chunk_event(ids, std::nullopt, text, std::nullopt, index);
+                [](const serve::CompletionIds& ids, std::string_view text, std::int64_t index,
+                   const EventLogprobs& logprobs) {
+                    return serve::chat_chunk_event(ids, std::nullopt, text, std::nullopt, index, logprobs);
                 },
                 [](const serve::CompletionIds& ids, std::string_view reason, std::int64_t index) {
                     return serve::chat_chunk_event(ids, std::nullopt, std::nullopt, reason, index);
@@ -402,8 +452,15 @@ private:
             return;
         }
         std::vector<serve::ChoiceText> choices(outbox.finished.size());
-        for (const auto& [choice, piece] : outbox.pieces) {
-            choices[choice].text += piece;
+        for (serve::ChoiceText& choice : choices) {
+            choice.logprobs = format.logprobs ? EventLogprobs(std::vector<serve::ScoredToken>{}) : std::nullopt;
+        }
+        for (const Piece& piece : outbox.pieces) {
+            choices[piece.choice].text += piece.text;
+            if (format.logprobs) {
+                auto& tokens = *choices[piece.choice].logprobs;
+                tokens.insert(tokens.end(), piece.tokens.begin(), piece.tokens.end());
+            }
         }
         for (std::size_t c = 0; c < choices.size(); ++c) {
             choices[c].finish_reason = serve::finish_reason_name(outbox.finished[c]->reason, outbox.stop_string_met[c]);
@@ -443,7 +500,7 @@ private:
                     // that reads slowly then holds up its own handler only. The scheduler's
                     // thread takes this lock to hand over each token's text, so a write made
                     // while holding it would stall every stream behind this one socket.
-                    std::deque<std::pair<std::size_t, std::string>> ready;
+                    std::deque<Piece> ready;
                     std::vector<std::pair<std::size_t, std::string>> endings;  // choice, finish reason
                     std::optional<std::pair<int, std::string>> problem;
                     {
@@ -462,8 +519,9 @@ private:
                             }
                         }
                     }
-                    for (const auto& [choice, piece] : ready) {
-                        if (!send(format.piece(ids, piece, static_cast<std::int64_t>(choice)))) {
+                    for (const Piece& piece : ready) {
+                        const EventLogprobs logprobs = format.logprobs ? EventLogprobs(piece.tokens) : std::nullopt;
+                        if (!send(format.piece(ids, piece.text, static_cast<std::int64_t>(piece.choice), logprobs))) {
                             cancel();
                             return false;
                         }

@@ -77,7 +77,10 @@ TEST(ChatApi, RefusesWhatItCannotHonour) {
     const std::string one = R"("messages": [{"role": "user", "content": "x"}])";
     EXPECT_EQ(chat_refusal("{" + one + R"(, "prompt": "x"})").second, "prompt");
     EXPECT_EQ(chat_refusal("{" + one + R"(, "tools": [{"type": "function"}]})").second, "tools");
-    EXPECT_EQ(chat_refusal("{" + one + R"(, "logprobs": true})").second, "logprobs");
+    EXPECT_EQ(chat_refusal("{" + one + R"(, "logprobs": "yes"})").second, "logprobs");
+    EXPECT_EQ(chat_refusal("{" + one + R"(, "top_logprobs": 2})").second, "top_logprobs");  // needs logprobs
+    EXPECT_EQ(chat_refusal("{" + one + R"(, "logprobs": true, "top_logprobs": 21})").second, "top_logprobs");
+    EXPECT_EQ(chat_refusal("{" + one + R"(, "logprobs": true, "top_logprobs": -1})").second, "top_logprobs");
     EXPECT_EQ(chat_refusal("{" + one + R"(, "n": 0})").second, "n");
     EXPECT_EQ(chat_refusal("{" + one + R"(, "max_tokens": 2, "max_completion_tokens": 2})").second,
               "max_completion_tokens");
@@ -85,6 +88,29 @@ TEST(ChatApi, RefusesWhatItCannotHonour) {
               "stream_options");
     EXPECT_EQ(chat_refusal("{" + one + R"(, "response_format": {"type": "json_object"}})").second,
               "response_format");
+}
+
+TEST(ChatApi, LogprobsAreAFlagWithTopLogprobsCountingTheAlternatives) {
+    const std::string one = R"({"messages": [{"role": "user", "content": "x"}])";
+    EXPECT_FALSE(kael::serve::parse_chat_request(one + "}").options.logprobs);
+    EXPECT_FALSE(kael::serve::parse_chat_request(one + R"(, "logprobs": false})").options.logprobs);
+    EXPECT_EQ(kael::serve::parse_chat_request(one + R"(, "logprobs": true})").options.logprobs, 0);
+    EXPECT_EQ(kael::serve::parse_chat_request(one + R"(, "logprobs": true, "top_logprobs": 20})").options.logprobs,
+              20);
+    // Chat writes one entry per token, with its bytes as numbers.
+    const kael::serve::ScoredToken token{"\xc3\xa9", "\xc3\xa9", -0.5, {{"\xc3\xa9", "\xc3\xa9", -0.5}, {"a", "a", -2.0}}, 0};
+    const kael::serve::CompletionIds ids{"chatcmpl-1", 7, "gpt2"};
+    const json body = json::parse(kael::serve::chat_completion_body(
+        ids, {kael::serve::ChoiceText{"\xc3\xa9", "stop", std::vector<kael::serve::ScoredToken>{token}}}, 3, 1));
+    const json& entry = body["choices"][0]["logprobs"]["content"][0];
+    EXPECT_EQ(entry["token"], "\xc3\xa9");
+    EXPECT_EQ(entry["logprob"], -0.5);
+    EXPECT_EQ(entry["bytes"], json::array({195, 169}));
+    ASSERT_EQ(entry["top_logprobs"].size(), 2U);
+    EXPECT_EQ(entry["top_logprobs"][1], json::parse(R"({"token": "a", "logprob": -2.0, "bytes": [97]})"));
+    const std::string chunk = kael::serve::chat_chunk_event(ids, std::nullopt, "\xc3\xa9", std::nullopt, 0,
+                                                            std::vector<kael::serve::ScoredToken>{token});
+    EXPECT_EQ(json::parse(chunk.substr(6))["choices"][0]["logprobs"]["content"][0]["logprob"], -0.5);
 }
 
 TEST(ChatApi, ResponsesHaveOpenAIsShape) {

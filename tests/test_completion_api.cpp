@@ -147,11 +147,87 @@ TEST(CompletionApi, RefusesUnknownAndUnsupportedParameters) {
     EXPECT_EQ(refusal(R"({"n": 2.0})").second, "n");
     EXPECT_EQ(refusal(R"({"best_of": 3})").second, "best_of");  // ranking needs log-probabilities
     EXPECT_EQ(refusal(R"({"n": 2, "best_of": 1})").second, "best_of");
-    EXPECT_EQ(refusal(R"({"echo": true})").second, "echo");
-    EXPECT_EQ(refusal(R"({"logprobs": 1})").second, "logprobs");
     EXPECT_EQ(refusal(R"({"suffix": "x"})").second, "suffix");
-    EXPECT_EQ(refusal(R"({"presence_penalty": 0.5})").second, "presence_penalty");
-    EXPECT_EQ(refusal(R"({"logit_bias": {"50256": -100}})").second, "logit_bias");
+}
+
+TEST(CompletionApi, ReadsLogprobsEchoPenaltiesAndBiasWithinTheirRanges) {
+    const CompletionRequest r = parse_completion_request(
+        R"({"logprobs": 5, "echo": true, "max_tokens": 0, "presence_penalty": -2, "frequency_penalty": 2,
+            "logit_bias": {"50256": -100, "7": 100}})");
+    EXPECT_EQ(r.logprobs, 5);
+    EXPECT_TRUE(r.echo);
+    EXPECT_EQ(r.max_tokens, 0);
+    EXPECT_EQ(r.adjustments.presence_penalty, -2);
+    EXPECT_EQ(r.adjustments.frequency_penalty, 2);
+    ASSERT_EQ(r.adjustments.logit_bias.size(), 2U);
+    EXPECT_EQ(r.adjustments.logit_bias[0], (std::pair<std::int64_t, double>{50256, -100}));
+    EXPECT_EQ(r.adjustments.logit_bias[1], (std::pair<std::int64_t, double>{7, 100}));
+    EXPECT_FALSE(parse_completion_request("{}").logprobs);
+    EXPECT_EQ(parse_completion_request(R"({"logprobs": 0})").logprobs, 0);
+    for (const auto& [body, param] : std::vector<std::pair<std::string, std::string>>{
+             {R"({"logprobs": 6})", "logprobs"},
+             {R"({"logprobs": -1})", "logprobs"},
+             {R"({"logprobs": true})", "logprobs"},
+             {R"({"echo": "yes"})", "echo"},
+             {R"({"max_tokens": 0})", "max_tokens"},  // 0 only scores a prompt, with echo
+             {R"({"presence_penalty": 2.01})", "presence_penalty"},
+             {R"({"frequency_penalty": -2.01})", "frequency_penalty"},
+             {R"({"frequency_penalty": "1"})", "frequency_penalty"},
+             {R"({"logit_bias": [1]})", "logit_bias"},
+             {R"({"logit_bias": {"x": 1}})", "logit_bias"},
+             {R"({"logit_bias": {"-1": 1}})", "logit_bias"},
+             {R"({"logit_bias": {"1": 100.5}})", "logit_bias"},
+             {R"({"logit_bias": {"1": "a"}})", "logit_bias"},
+         }) {
+        EXPECT_EQ(refusal(body), (std::pair{400, param})) << body;
+    }
+}
+
+TEST(CompletionApi, GenerationRequestsCarryTheScoresAskedFor) {
+    const auto tokenizer = byte_tokenizer();
+    CompletionRequest r = parse_completion_request(
+        R"({"prompt": "abcd", "logprobs": 2, "echo": true, "max_tokens": 0, "logit_bias": {"98": 3}})");
+    const kael::serve::GenerationRequest scoring = kael::serve::to_generation_request(r, tokenizer, config(4), 5);
+    EXPECT_EQ(scoring.max_new_tokens, 0);  // a prompt that fills the context can be scored
+    EXPECT_EQ(scoring.logprobs, 2);
+    EXPECT_TRUE(scoring.prompt_logprobs);
+    EXPECT_EQ(scoring.adjustments.logit_bias, (std::vector<std::pair<std::int64_t, double>>{{98, 3.0}}));
+    r.echo = false;
+    EXPECT_FALSE(kael::serve::to_generation_request(r, tokenizer, config(4), 5).prompt_logprobs);
+    r.adjustments.logit_bias = {{257, 1.0}};  // vocab_size: one past the last id
+    try {
+        (void)kael::serve::to_generation_request(r, tokenizer, config(4), 5);
+        ADD_FAILURE() << "a bias on a token outside the vocabulary was accepted";
+    } catch (const RequestError& e) {
+        EXPECT_EQ(e.param(), "logit_bias");
+    }
+}
+
+TEST(CompletionApi, LogprobsAreWrittenAsOpenAIsFourLists) {
+    const auto tokenizer = byte_tokenizer();
+    EXPECT_EQ(kael::serve::character_count("h\xc3\xa9llo"), 5);  // é is one character of two bytes
+    // The completion endpoint lists the drawn token among the top ones; chat does not.
+    const kael::serve::TokenLogprobs drawn{'b', -1.5, {{'a', -0.25}, {'c', -1.0}}};
+    const kael::serve::ScoredToken listed = kael::serve::scored_token(drawn, tokenizer, 1, true);
+    EXPECT_EQ(listed.text, "b");
+    ASSERT_EQ(listed.top.size(), 3U);
+    EXPECT_EQ(listed.top[2].text, "b");
+    EXPECT_EQ(kael::serve::scored_token(drawn, tokenizer, 1, false).top.size(), 2U);
+    const kael::serve::ScoredToken first =
+        kael::serve::scored_token(kael::serve::TokenLogprobs{'a', std::nullopt, {}}, tokenizer, 0, true);
+    const kael::serve::CompletionIds ids{"cmpl-1", 7, "gpt2"};
+    const json body = json::parse(kael::serve::completion_body(
+        ids, {kael::serve::ChoiceText{"ab", "length", std::vector<kael::serve::ScoredToken>{first, listed}}}, 1, 1));
+    const json& logprobs = body["choices"][0]["logprobs"];
+    EXPECT_EQ(logprobs["tokens"], json::array({"a", "b"}));
+    EXPECT_EQ(logprobs["token_logprobs"], json::parse("[null, -1.5]"));
+    EXPECT_EQ(logprobs["top_logprobs"], json::parse(R"([null, {"a": -0.25, "c": -1.0, "b": -1.5}])"));
+    EXPECT_EQ(logprobs["text_offset"], json::array({0, 1}));
+    const std::string event = kael::serve::completion_event(ids, "b", std::nullopt, 0,
+                                                            std::vector<kael::serve::ScoredToken>{listed});
+    EXPECT_EQ(json::parse(event.substr(6))["choices"][0]["logprobs"]["tokens"], json::array({"b"}));
+    // Without logprobs asked for, the field is null, as OpenAI writes it.
+    EXPECT_TRUE(json::parse(kael::serve::completion_body(ids, "ab", "stop", 1, 1))["choices"][0]["logprobs"].is_null());
 }
 
 TEST(CompletionApi, TheContextLimitCountsThePromptAndTheCompletion) {

@@ -6,6 +6,7 @@
 #include <condition_variable>
 #include <cstdint>
 #include <future>
+#include <limits>
 #include <mutex>
 #include <vector>
 
@@ -61,7 +62,9 @@ struct Outcome {
                     tokens.push_back(token);
                     return true;
                 },
-                [this](const Finished& f) { done.set_value(f); }};
+                [this](const Finished& f) { done.set_value(f); },
+                {},
+                {}};
     }
     Finished wait() {
         EXPECT_EQ(finished.wait_for(std::chrono::seconds(60)), std::future_status::ready);
@@ -238,11 +241,115 @@ TEST(Scheduler, RefusesBadRequestsBeforeQueueingThem) {
     refuses(request(Ids(25, 1), 5, 0));  // one past the block size
     refuses(request({41}, 5, 0));        // vocab_size: one past the last id
     refuses(request({-1}, 5, 0));
-    refuses(request({1}, 0, 0));
+    refuses(request({1}, -1, 0));
     refuses(request({1}, 5, 0, -1.0));
+    GenerationRequest bad_scores = request({1}, 5, 0);
+    bad_scores.logprobs = -1;
+    refuses(bad_scores);
+    bad_scores.logprobs = 2;
+    bad_scores.adjustments.logit_bias = {{41, 1.0}};  // one past the last id
+    refuses(bad_scores);
+    bad_scores.adjustments.logit_bias = {{3, std::numeric_limits<double>::infinity()}};
+    refuses(bad_scores);
+    bad_scores.adjustments.logit_bias = {};
+    bad_scores.adjustments.presence_penalty = std::numeric_limits<double>::quiet_NaN();
+    refuses(bad_scores);
     EXPECT_EQ(scheduler.stats().submitted, 0);
     EXPECT_THROW(Scheduler(model, {.max_batch = 0, .max_queue = 1}), kael::ValueError);
     EXPECT_THROW(Scheduler(model, {.max_batch = 1, .max_queue = -1}), kael::ValueError);
+}
+
+// The model's own log-probabilities of `prompt`'s positions, [T, V], in double.
+kael::Tensor log_softmax_of(GPT& model, const Ids& prompt) {
+    const kael::autograd::NoGradGuard no_grad;
+    model.eval();
+    const kael::Tensor logits = model(kael::from_vector(prompt, {1, static_cast<std::int64_t>(prompt.size())}));
+    return kael::log_softmax(logits.select(0, 0).to(kael::DType::F64), -1);
+}
+
+TEST(Scheduler, ReportsEachTokensLogprobUnderTheModelsOwnDistribution) {
+    kael::manual_seed(9);
+    GPT model(small());
+    GenerationRequest r = request({4, 9, 1}, 5, 3, 0.8);
+    r.logprobs = 3;
+    std::vector<kael::serve::TokenLogprobs> reported;
+    Outcome outcome;
+    RequestCallbacks callbacks = outcome.callbacks();
+    callbacks.on_logprobs = [&](const kael::serve::TokenLogprobs& scores) { reported.push_back(scores); };
+    Scheduler scheduler(model);
+    ASSERT_TRUE(scheduler.submit(r, callbacks).ticket);
+    ASSERT_EQ(outcome.wait().completion_tokens, 5);
+    ASSERT_EQ(reported.size(), 5U);
+    // Position t's scores are those of the prompt and the tokens before it, unscaled by the
+    // temperature: the model's own distribution.
+    Ids sequence = r.prompt;
+    for (std::size_t i = 0; i < reported.size(); ++i) {
+        const kael::Tensor expected = log_softmax_of(model, sequence).select(0, -1);
+        EXPECT_EQ(reported[i].token, outcome.tokens[i]);
+        EXPECT_NEAR(*reported[i].logprob, expected.select(0, outcome.tokens[i]).item<double>(), 1e-5);
+        ASSERT_EQ(reported[i].top.size(), 3U);
+        const auto [best, best_logprob] = reported[i].top[0];
+        EXPECT_EQ(best, kael::argmax(expected).item<std::int64_t>());
+        EXPECT_NEAR(best_logprob, kael::max(expected).item<double>(), 1e-5);
+        EXPECT_GE(reported[i].top[0].second, reported[i].top[1].second);
+        EXPECT_GE(reported[i].top[1].second, reported[i].top[2].second);
+        sequence.push_back(outcome.tokens[i]);
+    }
+}
+
+TEST(Scheduler, ScoresAPromptWithoutDrawingWhenMaxNewTokensIsZero) {
+    kael::manual_seed(10);
+    GPT model(small());
+    GenerationRequest r = request(Ids(24, 7), 0, 0);  // a prompt that fills the context
+    r.prompt[3] = 12;
+    r.logprobs = 1;
+    r.prompt_logprobs = true;
+    std::vector<kael::serve::TokenLogprobs> prompt_scores;
+    Outcome outcome;
+    RequestCallbacks callbacks = outcome.callbacks();
+    callbacks.on_prompt_logprobs = [&](std::vector<kael::serve::TokenLogprobs> scores) {
+        prompt_scores = std::move(scores);
+    };
+    Scheduler scheduler(model);
+    ASSERT_TRUE(scheduler.submit(r, callbacks).ticket);
+    const Finished f = outcome.wait();
+    EXPECT_EQ(f.reason, FinishReason::Length);
+    EXPECT_EQ(f.completion_tokens, 0);
+    EXPECT_TRUE(outcome.tokens.empty());
+    ASSERT_EQ(prompt_scores.size(), 24U);
+    EXPECT_EQ(prompt_scores[0].token, 7);
+    EXPECT_FALSE(prompt_scores[0].logprob);  // nothing comes before the first token
+    const kael::Tensor expected = log_softmax_of(model, r.prompt);
+    for (std::size_t t = 1; t < prompt_scores.size(); ++t) {
+        EXPECT_EQ(prompt_scores[t].token, r.prompt[t]);
+        EXPECT_NEAR(*prompt_scores[t].logprob,
+                    expected.select(0, static_cast<std::int64_t>(t) - 1).select(0, r.prompt[t]).item<double>(), 1e-5)
+            << t;
+        EXPECT_EQ(prompt_scores[t].top.size(), 1U);
+    }
+}
+
+TEST(Scheduler, TheLogitBiasAndPenaltiesSteerTheDraw) {
+    kael::manual_seed(11);
+    GPT model(small());
+    Scheduler scheduler(model);
+    // A bias of +100 makes one token all but certain, at any temperature.
+    GenerationRequest biased = request({2, 3}, 6, 4, 1.0);
+    biased.adjustments.logit_bias = {{17, 100.0}};
+    Outcome favoured;
+    ASSERT_TRUE(scheduler.submit(biased, favoured.callbacks()).ticket);
+    favoured.wait();
+    EXPECT_EQ(favoured.tokens, Ids(6, 17));
+    // The same bias with a frequency penalty larger than it: the favoured token's logit
+    // falls by 150 with each draw, so greedy decoding cannot repeat it back to back.
+    biased.sampling.temperature = 0.0;
+    biased.adjustments.frequency_penalty = 150.0;  // past the API's range; the scheduler takes any finite value
+    Outcome penalised;
+    ASSERT_TRUE(scheduler.submit(biased, penalised.callbacks()).ticket);
+    penalised.wait();
+    ASSERT_EQ(penalised.tokens.size(), 6U);
+    EXPECT_EQ(penalised.tokens[0], 17);
+    EXPECT_NE(penalised.tokens[1], 17);
 }
 
 TEST(Scheduler, StopWithoutFinishingEndsEveryRequestWithShutdown) {

@@ -71,6 +71,54 @@ const badTokens = await refusal(() => client.completions.create({ ...request, ma
 check(badTokens instanceof OpenAI.BadRequestError && badTokens.param === 'max_tokens',
   'max_tokens 0 raises BadRequestError naming the parameter');
 
+// Log-probabilities, whole and streamed; echo, and a prompt scored without a completion.
+const codePoints = (text) => [...text].length;
+const scored = await client.completions.create({ ...request, logprobs: 2, user: 'sdk-test' });
+const lp = scored.choices[0].logprobs;
+check(lp && lp.tokens.length === scored.usage.completion_tokens && lp.token_logprobs.every((x) => x <= 0) &&
+  lp.top_logprobs.every((top, i) => lp.tokens[i] in top && Object.keys(top).length >= 2 && Object.keys(top).length <= 3) &&
+  scored.choices[0].text === whole.choices[0].text,
+  'logprobs: 2 gives every token its log-probability and two alternatives, itself among them, and the same text');
+check(lp.text_offset[0] === codePoints(request.prompt) &&
+  lp.text_offset.slice(1).every((offset, i) => offset === lp.text_offset[i] + codePoints(lp.tokens[i])),
+  'text_offset counts the characters from the prompt\'s start');
+const scoredChunks = await collect(await client.completions.create({ ...request, logprobs: 2, stream: true }));
+const streamedTokens = scoredChunks.flatMap((c) => c.choices[0].logprobs?.tokens ?? []);
+const streamedLogprobs = scoredChunks.flatMap((c) => c.choices[0].logprobs?.token_logprobs ?? []);
+check(streamedTokens.join('|') === lp.tokens.join('|') && streamedLogprobs.join() === lp.token_logprobs.join(),
+  'a streamed completion carries each token\'s log-probability in the event of its text');
+const echoed = await client.completions.create({ ...request, echo: true, max_tokens: 4 });
+check(echoed.choices[0].text.startsWith(request.prompt) && echoed.usage.completion_tokens === 4,
+  'echo: the text starts with the prompt');
+const prompt = await client.completions.create({ model, prompt: request.prompt, echo: true, max_tokens: 0, logprobs: 1 });
+const promptLp = prompt.choices[0].logprobs;
+check(prompt.choices[0].text === request.prompt && prompt.usage.completion_tokens === 0 &&
+  promptLp.tokens.join('') === request.prompt && promptLp.tokens.length === prompt.usage.prompt_tokens &&
+  promptLp.token_logprobs[0] === null && promptLp.top_logprobs[0] === null &&
+  promptLp.token_logprobs.slice(1).every((x) => x < 0) && promptLp.text_offset[0] === 0,
+  'echo with max_tokens 0 scores the prompt: its tokens, null for the first, a log-probability for each after');
+
+// Penalties and the logit bias steer the draw.
+const greedy = { model, prompt: request.prompt, max_tokens: 6, temperature: 0, logprobs: 0 };
+const repeated = await client.completions.create(greedy);
+const repeatedTokens = repeated.choices[0].logprobs.tokens;
+const fresh = await client.completions.create({ ...greedy, presence_penalty: 2 });
+const freshTokens = fresh.choices[0].logprobs.tokens;
+check(new Set(freshTokens).size > new Set(repeatedTokens).size,
+  `presence_penalty: 2 draws more distinct tokens (${new Set(freshTokens).size} against ${new Set(repeatedTokens).size})`);
+const biased = await client.completions.create({ ...greedy, temperature: 1, seed: 2, logit_bias: { 262: 100 } });
+check(biased.choices[0].text === ' the'.repeat(6), 'logit_bias of 100 on token 262 makes every token " the"');
+const badBias = await refusal(() => client.completions.create({ ...greedy, logit_bias: { 50257: 1 } }));
+check(badBias instanceof OpenAI.BadRequestError && badBias.param === 'logit_bias',
+  'a logit_bias on a token outside the vocabulary raises BadRequestError');
+const tooMany = await refusal(() => client.completions.create({ ...greedy, logprobs: 6 }));
+check(tooMany instanceof OpenAI.BadRequestError && tooMany.param === 'logprobs',
+  'logprobs past 5 raises BadRequestError');
+const suffix = await refusal(() => client.completions.create({ ...greedy, suffix: 'x' }));
+check(suffix instanceof OpenAI.BadRequestError && suffix.param === 'suffix', 'suffix raises BadRequestError');
+const bestOf = await refusal(() => client.completions.create({ ...greedy, best_of: 2 }));
+check(bestOf instanceof OpenAI.BadRequestError && bestOf.param === 'best_of', 'best_of past n raises BadRequestError');
+
 // Chat, whole and streamed.
 const chat = { model, seed: 3, max_completion_tokens: 10,
   messages: [{ role: 'system', content: 'Be brief.' }, { role: 'user', content: 'Hello' }] };
@@ -89,6 +137,20 @@ check(chatChunks.filter((c) => c.choices.length).pop().choices[0].finish_reason 
 const twoAnswers = await client.chat.completions.create({ ...chat, n: 2 });
 check(twoAnswers.choices.length === 2 && twoAnswers.choices[0].message.content === message.content,
   'a chat with n: 2 gives two messages, the first the one its seed gives alone');
+const chatScored = await client.chat.completions.create({ ...chat, logprobs: true, top_logprobs: 2 });
+const content = chatScored.choices[0].logprobs?.content ?? [];
+check(chatScored.choices[0].message.content === message.content &&
+  content.length === chatScored.usage.completion_tokens &&
+  content.every((entry) => entry.logprob <= 0 && Array.isArray(entry.bytes) && entry.top_logprobs.length === 2),
+  'a chat with logprobs and top_logprobs: 2 scores each token of the same message, with two alternatives');
+const chatScoredChunks = await collect(await client.chat.completions.create({
+  ...chat, logprobs: true, top_logprobs: 2, stream: true }));
+const chunkContent = chatScoredChunks.flatMap((c) => c.choices[0]?.logprobs?.content ?? []);
+check(chunkContent.map((e) => e.token).join('|') === content.map((e) => e.token).join('|'),
+  'a streamed chat carries the same log-probabilities, chunk by chunk');
+const lonelyTop = await refusal(() => client.chat.completions.create({ ...chat, top_logprobs: 2 }));
+check(lonelyTop instanceof OpenAI.BadRequestError && lonelyTop.param === 'top_logprobs',
+  'top_logprobs without logprobs raises BadRequestError');
 const noMessages = await refusal(() => client.chat.completions.create({ model, messages: [] }));
 check(noMessages instanceof OpenAI.BadRequestError && noMessages.param === 'messages',
   'a chat without messages raises BadRequestError');

@@ -63,6 +63,59 @@ std::vector<ChatMessage> messages_of(const json& value) {
     return messages;
 }
 
+// "logprobs": true and "top_logprobs": 0 .. 20 (which needs logprobs) as the count of
+// alternatives to report, or none; both leave `parsed`.
+std::optional<std::int64_t> chat_logprobs(json& parsed) {
+    const json wanted = parsed.contains("logprobs") ? parsed["logprobs"] : json(nullptr);
+    const json top = parsed.contains("top_logprobs") ? parsed["top_logprobs"] : json(nullptr);
+    parsed.erase("logprobs");
+    parsed.erase("top_logprobs");
+    if (!wanted.is_null() && !wanted.is_boolean()) {
+        bad("logprobs", "'logprobs' must be true or false, got " + wanted.dump());
+    }
+    const bool on = wanted.is_boolean() && wanted.get<bool>();
+    if (top.is_null()) {
+        return on ? std::optional<std::int64_t>(0) : std::nullopt;
+    }
+    if (!top.is_number_integer() || top.get<std::int64_t>() < 0 || top.get<std::int64_t>() > kMaxChatTopLogprobs) {
+        bad("top_logprobs", "'top_logprobs' must be an integer between 0 and " + std::to_string(kMaxChatTopLogprobs) +
+                                ", got " + top.dump());
+    }
+    if (!on) {
+        bad("top_logprobs", "'top_logprobs' needs 'logprobs' to be true");
+    }
+    return top.get<std::int64_t>();
+}
+
+// The chat endpoint's "logprobs" of a choice or chunk: {"content": [one entry per token]},
+// each with its bytes as a list of numbers, as OpenAI writes them.
+json chat_logprobs_json(const std::optional<std::vector<ScoredToken>>& tokens) {
+    if (!tokens) {
+        return nullptr;
+    }
+    const auto byte_list = [](const std::string& bytes) {
+        json list = json::array();
+        for (const char c : bytes) {
+            list.push_back(static_cast<int>(static_cast<unsigned char>(c)));
+        }
+        return list;
+    };
+    json content = json::array();
+    for (const ScoredToken& token : *tokens) {
+        json top = json::array();
+        for (const TokenAlternative& alternative : token.top) {
+            top.push_back({{"token", alternative.text},
+                           {"logprob", alternative.logprob},
+                           {"bytes", byte_list(alternative.bytes)}});
+        }
+        content.push_back({{"token", token.text},
+                           {"logprob", token.logprob.value_or(0.0)},
+                           {"bytes", byte_list(token.bytes)},
+                           {"top_logprobs", top}});
+    }
+    return {{"content", content}, {"refusal", nullptr}};
+}
+
 }  // namespace
 
 ChatRequest parse_chat_request(std::string_view body) {
@@ -79,18 +132,14 @@ ChatRequest parse_chat_request(std::string_view body) {
             bad(name, "unrecognized request argument: '" + std::string(name) + "'");
         }
     }
-    for (const char* name : {"tools", "tool_choice", "functions", "function_call", "top_logprobs"}) {
+    for (const char* name : {"tools", "tool_choice", "functions", "function_call"}) {
         if (parsed.contains(name) && !parsed[name].is_null()) {
             bad(name, "'" + std::string(name) + "' is not supported by this server");
         }
         parsed.erase(name);
     }
-    if (parsed.contains("logprobs")) {
-        if (!parsed["logprobs"].is_null() && parsed["logprobs"] != false) {
-            bad("logprobs", "'logprobs' is not supported by this server yet");
-        }
-        parsed.erase("logprobs");
-    }
+    // Chat asks for log-probabilities with a flag and counts the alternatives apart.
+    const std::optional<std::int64_t> top_logprobs = chat_logprobs(parsed);
     if (parsed.contains("response_format")) {
         const json& format = parsed["response_format"];
         if (!format.is_null() && !(format.is_object() && format.value("type", "") == "text" && format.size() == 1)) {
@@ -106,6 +155,7 @@ ChatRequest parse_chat_request(std::string_view body) {
         parsed.erase("max_completion_tokens");
     }
     request.options = parse_completion_request(dump_json(parsed));
+    request.options.logprobs = top_logprobs;
     request.options.prompts = {render_chat_prompt(request.messages)};
     request.options.stop.emplace_back(kChatTurnEnd);
     return request;
@@ -127,7 +177,8 @@ std::string render_chat_prompt(const std::vector<ChatMessage>& messages) {
 
 std::string chat_completion_body(const CompletionIds& ids, std::string_view content, std::string_view finish_reason,
                                  std::int64_t prompt_tokens, std::int64_t completion_tokens) {
-    return chat_completion_body(ids, {ChoiceText{std::string(content), std::string(finish_reason)}}, prompt_tokens,
+    return chat_completion_body(ids, {ChoiceText{std::string(content), std::string(finish_reason), std::nullopt}},
+                                prompt_tokens,
                                 completion_tokens);
 }
 
@@ -137,7 +188,7 @@ std::string chat_completion_body(const CompletionIds& ids, const std::vector<Cho
     for (std::size_t i = 0; i < choices.size(); ++i) {
         listed.push_back({{"index", i},
                           {"message", {{"role", "assistant"}, {"content", choices[i].text}, {"refusal", nullptr}}},
-                          {"logprobs", nullptr},
+                          {"logprobs", chat_logprobs_json(choices[i].logprobs)},
                           {"finish_reason", choices[i].finish_reason}});
     }
     const json body = response_json(ids, "chat.completion", listed, std::pair{prompt_tokens, completion_tokens});
@@ -146,7 +197,7 @@ std::string chat_completion_body(const CompletionIds& ids, const std::vector<Cho
 
 std::string chat_chunk_event(const CompletionIds& ids, std::optional<std::string_view> role,
                              std::optional<std::string_view> content, std::optional<std::string_view> finish_reason,
-                             std::int64_t index) {
+                             std::int64_t index, const std::optional<std::vector<ScoredToken>>& logprobs) {
     json delta = json::object();
     if (role) {
         delta["role"] = *role;
@@ -156,7 +207,7 @@ std::string chat_chunk_event(const CompletionIds& ids, std::optional<std::string
     }
     const json choice = {{"index", index},
                          {"delta", delta},
-                         {"logprobs", nullptr},
+                         {"logprobs", chat_logprobs_json(logprobs)},
                          {"finish_reason", finish_reason ? json(*finish_reason) : json(nullptr)}};
     const json body = response_json(ids, "chat.completion.chunk", json::array({choice}));
     return "data: " + dump_json(body) + "\n\n";

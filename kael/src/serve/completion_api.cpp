@@ -106,11 +106,35 @@ std::vector<std::string> stop_strings(const json& value) {
     return stops;
 }
 
-// A parameter this server accepts only at the value that turns it off (or null, its default).
-void only_default(const json& value, const std::string& name, const json& allowed, const std::string& why) {
-    if (value != allowed) {
-        bad(name, "'" + name + "' " + why + ", got " + value.dump());
+// presence_penalty and frequency_penalty: a number from -2 to 2.
+double penalty(const json& value, const std::string& name) {
+    const double penalty = number_field(value, name);
+    if (penalty < -2 || penalty > 2) {
+        bad(name, "'" + name + "' must be between -2 and 2, got " + value.dump());
     }
+    return penalty;
+}
+
+// "logit_bias": {"token id": bias from -100 to 100, ...}; the ids are checked against the
+// vocabulary when the request meets the model.
+std::vector<std::pair<std::int64_t, double>> logit_bias(const json& value) {
+    if (!value.is_object()) {
+        bad("logit_bias", "'logit_bias' must be an object from token ids to numbers, got " + value.dump());
+    }
+    std::vector<std::pair<std::int64_t, double>> biases;
+    for (const auto& [key, bias] : value.items()) {
+        const bool digits = !key.empty() && key.size() <= 18 &&
+                            key.find_first_not_of("0123456789") == std::string::npos;
+        if (!digits) {
+            bad("logit_bias", "the keys of 'logit_bias' must be token ids, got '" + key + "'");
+        }
+        const double number = number_field(bias, "logit_bias");
+        if (number < -100 || number > 100) {
+            bad("logit_bias", "a bias must be between -100 and 100, got " + bias.dump() + " for token " + key);
+        }
+        biases.emplace_back(std::stoll(key), number);
+    }
+    return biases;
 }
 
 using FieldReader = std::function<void(const json& value, CompletionRequest& request)>;
@@ -129,8 +153,8 @@ const std::map<std::string, FieldReader>& fields() {
         {"max_tokens",
          [](const json& v, CompletionRequest& r) {
              r.max_tokens = integer_field(v, "max_tokens");
-             if (r.max_tokens < 1) {
-                 bad("max_tokens", "'max_tokens' must be at least 1, got " + v.dump());
+             if (r.max_tokens < 0) {
+                 bad("max_tokens", "'max_tokens' must be at least 1 (or 0 with echo), got " + v.dump());
              }
          }},
         {"temperature",
@@ -180,19 +204,27 @@ const std::map<std::string, FieldReader>& fields() {
          [](const json& v, CompletionRequest& r) {
              r.best_of = integer_field(v, "best_of");
          }},
-        {"echo", [](const json& v, CompletionRequest&) { only_default(v, "echo", false, "is not supported"); }},
-        {"logprobs", [](const json& v, CompletionRequest&) { bad("logprobs", "'logprobs' is not supported, got " + v.dump()); }},
-        {"suffix", [](const json& v, CompletionRequest&) { bad("suffix", "'suffix' is not supported, got " + v.dump()); }},
-        {"presence_penalty",
-         [](const json& v, CompletionRequest&) { only_default(v, "presence_penalty", 0, "is not supported"); }},
-        {"frequency_penalty",
-         [](const json& v, CompletionRequest&) { only_default(v, "frequency_penalty", 0, "is not supported"); }},
-        {"logit_bias",
-         [](const json& v, CompletionRequest&) {
-             if (!(v.is_object() && v.empty())) {
-                 bad("logit_bias", "'logit_bias' is not supported, got " + v.dump());
+        {"echo",
+         [](const json& v, CompletionRequest& r) {
+             if (!v.is_boolean()) {
+                 bad("echo", "'echo' must be true or false, got " + v.dump());
+             }
+             r.echo = v.get<bool>();
+         }},
+        {"logprobs",
+         [](const json& v, CompletionRequest& r) {
+             r.logprobs = integer_field(v, "logprobs");
+             if (*r.logprobs < 0 || *r.logprobs > kMaxCompletionLogprobs) {
+                 bad("logprobs", "'logprobs' must be between 0 and " + std::to_string(kMaxCompletionLogprobs) +
+                                     ", got " + v.dump());
              }
          }},
+        {"suffix", [](const json& v, CompletionRequest&) { bad("suffix", "'suffix' is not supported, got " + v.dump()); }},
+        {"presence_penalty",
+         [](const json& v, CompletionRequest& r) { r.adjustments.presence_penalty = penalty(v, "presence_penalty"); }},
+        {"frequency_penalty",
+         [](const json& v, CompletionRequest& r) { r.adjustments.frequency_penalty = penalty(v, "frequency_penalty"); }},
+        {"logit_bias", [](const json& v, CompletionRequest& r) { r.adjustments.logit_bias = logit_bias(v); }},
         {"user", [](const json&, CompletionRequest&) {}},  // who asked, for the client's own records
         {"stream_options",
          [](const json& v, CompletionRequest& r) {
@@ -215,6 +247,29 @@ const std::map<std::string, FieldReader>& fields() {
 }
 
 std::string dump(const json& value) { return dump_json(value); }
+
+// The completion endpoint's "logprobs" of a choice: four lists over its tokens; a token
+// without a log-probability (the prompt's first, echoed) has null in two of them.
+json completion_logprobs(const std::optional<std::vector<ScoredToken>>& tokens) {
+    if (!tokens) {
+        return nullptr;
+    }
+    json texts = json::array();
+    json logprobs = json::array();
+    json tops = json::array();
+    json offsets = json::array();
+    for (const ScoredToken& token : *tokens) {
+        texts.push_back(token.text);
+        logprobs.push_back(token.logprob ? json(*token.logprob) : json(nullptr));
+        json top = json::object();
+        for (const TokenAlternative& alternative : token.top) {
+            top[alternative.text] = alternative.logprob;
+        }
+        tops.push_back(token.logprob ? top : json(nullptr));
+        offsets.push_back(token.text_offset);
+    }
+    return {{"tokens", texts}, {"token_logprobs", logprobs}, {"top_logprobs", tops}, {"text_offset", offsets}};
+}
 
 
 
@@ -264,6 +319,9 @@ CompletionRequest parse_completion_request(std::string_view body) {
         if (!value.is_null()) {  // null is the parameter's default, as OpenAI's API reads it
             reader->second(value, request);
         }
+    }
+    if (request.max_tokens == 0 && !request.echo) {
+        bad("max_tokens", "'max_tokens' must be at least 1; 0 is for scoring a prompt, with 'echo'");
     }
     if (request.stream_options_given && !request.stream) {
         bad("stream_options", "'stream_options' is only allowed when 'stream' is true");
@@ -348,13 +406,50 @@ GenerationRequest to_generation_request(const CompletionRequest& request, std::i
                 << request.max_tokens << " for the completion); shorten the prompt or lower max_tokens";
         bad(prompt_tokens >= config.block_size ? "prompt" : "max_tokens", message.str());
     }
+    for (const auto& [token, bias] : request.adjustments.logit_bias) {
+        if (token >= config.vocab_size) {
+            bad("logit_bias", "logit_bias names token " + std::to_string(token) + ", outside the vocabulary [0, " +
+                                  std::to_string(config.vocab_size) + ")");
+        }
+    }
     out.max_new_tokens = request.max_tokens;
+    out.adjustments = request.adjustments;
+    out.logprobs = request.logprobs;
+    out.prompt_logprobs = request.echo && request.logprobs.has_value();
     out.sampling.temperature = request.temperature;
     out.sampling.top_p = request.top_p;
     out.sampling.top_k = request.top_k;
     out.seed = request.seed ? *request.seed + static_cast<std::uint64_t>(choice) : seed;
     out.stop_token = tokenizer.end_of_text();
     return out;
+}
+
+std::int64_t character_count(std::string_view text) noexcept {
+    std::int64_t count = 0;
+    for (const char c : text) {
+        count += (static_cast<unsigned char>(c) & 0xC0) != 0x80 ? 1 : 0;  // a byte that starts a character
+    }
+    return count;
+}
+
+ScoredToken scored_token(const TokenLogprobs& scores, const text::GPT2Tokenizer& tokenizer, std::int64_t text_offset,
+                         bool drawn_among_top) {
+    const auto alternative = [&](std::int64_t token, double logprob) {
+        const std::int64_t one[] = {token};
+        return TokenAlternative{tokenizer.decode(one), std::string(tokenizer.token_bytes(token)), logprob};
+    };
+    const std::int64_t drawn[] = {scores.token};
+    ScoredToken scored{tokenizer.decode(drawn), std::string(tokenizer.token_bytes(scores.token)), scores.logprob, {},
+                       text_offset};
+    bool drawn_listed = false;
+    for (const auto& [token, logprob] : scores.top) {
+        scored.top.push_back(alternative(token, logprob));
+        drawn_listed = drawn_listed || token == scores.token;
+    }
+    if (drawn_among_top && !drawn_listed && scores.logprob) {
+        scored.top.push_back(alternative(scores.token, *scores.logprob));
+    }
+    return scored;
 }
 
 const char* finish_reason_name(FinishReason reason, bool stop_string_met) noexcept {
@@ -366,7 +461,7 @@ const char* finish_reason_name(FinishReason reason, bool stop_string_met) noexce
 
 std::string completion_body(const CompletionIds& ids, std::string_view text, std::string_view finish_reason,
                             std::int64_t prompt_tokens, std::int64_t completion_tokens) {
-    return completion_body(ids, {ChoiceText{std::string(text), std::string(finish_reason)}}, prompt_tokens,
+    return completion_body(ids, {ChoiceText{std::string(text), std::string(finish_reason), std::nullopt}}, prompt_tokens,
                            completion_tokens);
 }
 
@@ -376,7 +471,7 @@ std::string completion_body(const CompletionIds& ids, const std::vector<ChoiceTe
     for (std::size_t i = 0; i < choices.size(); ++i) {
         listed.push_back({{"text", choices[i].text},
                           {"index", i},
-                          {"logprobs", nullptr},
+                          {"logprobs", completion_logprobs(choices[i].logprobs)},
                           {"finish_reason", choices[i].finish_reason}});
     }
     const json body = response_json(ids, "text_completion", listed, std::pair{prompt_tokens, completion_tokens});
@@ -384,9 +479,11 @@ std::string completion_body(const CompletionIds& ids, const std::vector<ChoiceTe
 }
 
 std::string completion_event(const CompletionIds& ids, std::string_view text,
-                             std::optional<std::string_view> finish_reason, std::int64_t index) {
+                             std::optional<std::string_view> finish_reason, std::int64_t index,
+                             const std::optional<std::vector<ScoredToken>>& logprobs) {
     const json reason = finish_reason ? json(*finish_reason) : json(nullptr);
-    const json choice = {{"text", text}, {"index", index}, {"logprobs", nullptr}, {"finish_reason", reason}};
+    const json choice = {
+        {"text", text}, {"index", index}, {"logprobs", completion_logprobs(logprobs)}, {"finish_reason", reason}};
     return "data: " + dump(response_json(ids, "text_completion", json::array({choice}))) + "\n\n";
 }
 

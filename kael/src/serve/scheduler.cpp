@@ -3,8 +3,10 @@
 #include "kael/serve/scheduler.h"
 
 #include <algorithm>
+#include <cmath>
 #include <exception>
 #include <iterator>
+#include <unordered_map>
 #include <utility>
 
 #include "kael/autograd/grad_mode.h"
@@ -42,6 +44,7 @@ struct Scheduler::Sequence {
     std::optional<nn::KVCache> cache;
     std::int64_t length = 0;  // the prompt and the tokens delivered so far
     std::int64_t last_token = 0;
+    std::unordered_map<std::int64_t, std::int64_t> counts;  // how often each token was drawn
     Finished result;
     bool done = false;
     Clock::time_point submitted = Clock::now();
@@ -76,7 +79,19 @@ Submission Scheduler::submit(GenerationRequest request, RequestCallbacks callbac
                          "prompt token " << i << " is " << request.prompt[i] << ", outside the vocabulary [0, "
                                          << config.vocab_size << ")");
     }
-    KAEL_CHECK_VALUE(request.max_new_tokens >= 1, "max_new_tokens must be >= 1, got " << request.max_new_tokens);
+    KAEL_CHECK_VALUE(request.max_new_tokens >= 0, "max_new_tokens must be >= 0, got " << request.max_new_tokens);
+    KAEL_CHECK_VALUE(!request.logprobs || *request.logprobs >= 0,
+                     "logprobs must be >= 0 when given, got " << *request.logprobs);
+    const LogitAdjustments& adjust = request.adjustments;
+    KAEL_CHECK_VALUE(std::isfinite(adjust.presence_penalty) && std::isfinite(adjust.frequency_penalty),
+                     "the penalties must be finite, got " << adjust.presence_penalty << " and "
+                                                          << adjust.frequency_penalty);
+    for (const auto& [token, bias] : adjust.logit_bias) {
+        KAEL_CHECK_VALUE(token >= 0 && token < config.vocab_size, "logit_bias names token "
+                                                                      << token << ", outside the vocabulary [0, "
+                                                                      << config.vocab_size << ")");
+        KAEL_CHECK_VALUE(std::isfinite(bias), "the bias of token " << token << " must be finite, got " << bias);
+    }
     nn::check_sampling_options(request.sampling);
 
     auto sequence = std::make_unique<Sequence>(std::move(request), std::move(callbacks));
@@ -154,7 +169,6 @@ void Scheduler::run() {
 
 // Each arrival's prefill: its prompt through the model into a new cache, and its first token.
 void Scheduler::admit(std::vector<std::unique_ptr<Sequence>>& arrivals) {
-    const nn::GPTConfig& config = model_.config();
     for (auto& owned : arrivals) {
         Sequence& sequence = *owned;
         active_.push_back(std::move(owned));
@@ -163,25 +177,52 @@ void Scheduler::admit(std::vector<std::unique_ptr<Sequence>>& arrivals) {
             finish(sequence, FinishReason::Cancelled);
             continue;
         }
-        if (sequence.length >= config.block_size) {
-            // OpenAI's API counts prompt and completion together within the context, so a
-            // prompt that fills it gets no token here (nn::generate would draw one more).
-            finish(sequence, FinishReason::ContextFull);
-            continue;
-        }
         try {
-            // The cache holds what the sequence can reach, as generate() sizes it.
-            const std::int64_t room = std::min(config.block_size, sequence.length + sequence.request.max_new_tokens);
-            const Tensor& weight = model_.wte->weight;
-            sequence.cache.emplace(config, 1, room, weight.dtype(), weight.device());
-            const Tensor prompt = from_vector(sequence.request.prompt, Shape{1, sequence.length}).to(weight.device());
-            const Tensor logits = model_.forward(prompt, *sequence.cache, nn::Logits::Last);  // [1, 1, V]
-            const GeneratorGuard own_stream(sequence.generator);
-            deliver(sequence, nn::sample_next(logits.select(1, 0), sequence.request.sampling).cpu().item<std::int64_t>());
+            prefill(sequence);
         } catch (const std::exception& e) {
             finish(sequence, FinishReason::Error, e.what());
         }
     }
+}
+
+void Scheduler::prefill(Sequence& sequence) {
+    const nn::GPTConfig& config = model_.config();
+    const GenerationRequest& request = sequence.request;
+    const Tensor& weight = model_.wte->weight;
+    const Tensor prompt = from_vector(request.prompt, Shape{1, sequence.length}).to(weight.device());
+    const auto report_prompt = [&](const Tensor& logits) {  // [1, T, V], row t for token t + 1
+        std::vector<TokenLogprobs> scores{TokenLogprobs{request.prompt.front(), std::nullopt, {}}};
+        for (std::int64_t t = 1; t < sequence.length; ++t) {
+            scores.push_back(token_logprobs(logits.select(1, t - 1), request.prompt[static_cast<std::size_t>(t)],
+                                            request.logprobs.value_or(0)));
+        }
+        if (sequence.callbacks.on_prompt_logprobs) {
+            sequence.callbacks.on_prompt_logprobs(std::move(scores));
+        }
+    };
+    if (request.max_new_tokens == 0) {  // scoring only: no cache, no draw
+        if (request.prompt_logprobs) {
+            report_prompt(model_.forward(prompt));
+        }
+        finish(sequence, FinishReason::Length);
+        return;
+    }
+    if (sequence.length >= config.block_size) {
+        // OpenAI's API counts prompt and completion together within the context, so a
+        // prompt that fills it gets no token here (nn::generate would draw one more).
+        finish(sequence, FinishReason::ContextFull);
+        return;
+    }
+    // The cache holds what the sequence can reach, as generate() sizes it.
+    const std::int64_t room = std::min(config.block_size, sequence.length + request.max_new_tokens);
+    sequence.cache.emplace(config, 1, room, weight.dtype(), weight.device());
+    const Tensor logits =
+        model_.forward(prompt, *sequence.cache, request.prompt_logprobs ? nn::Logits::All : nn::Logits::Last);
+    if (request.prompt_logprobs) {
+        report_prompt(logits);
+    }
+    const Tensor last = logits.select(1, logits.size(1) - 1);  // [1, V]
+    deliver(sequence, draw(sequence, last), last);
 }
 
 // One decode step for every active sequence that wants another token.
@@ -207,9 +248,8 @@ void Scheduler::decode() {
     try {
         const Tensor logits = nn::decode_step(model_, tokens, caches);  // [R, V]
         for (std::size_t r = 0; r < rows.size(); ++r) {
-            const GeneratorGuard own_stream(rows[r]->generator);
             const Tensor row = logits.narrow(0, static_cast<std::int64_t>(r), 1);
-            deliver(*rows[r], nn::sample_next(row, rows[r]->request.sampling).cpu().item<std::int64_t>());
+            deliver(*rows[r], draw(*rows[r], row), row);
         }
     } catch (const std::exception& e) {
         for (Sequence* sequence : rows) {
@@ -224,13 +264,25 @@ void Scheduler::decode() {
     stats_.largest_batch = std::max(stats_.largest_batch, static_cast<std::int64_t>(rows.size()));
 }
 
+// The next token from one row of logits [1, V], with the request's own generator, after
+// its penalties and bias.
+std::int64_t Scheduler::draw(Sequence& sequence, const Tensor& logits) {
+    const GenerationRequest& request = sequence.request;
+    const Tensor scored = request.adjustments.any() ? adjusted_logits(logits, sequence.counts, request.adjustments)
+                                                    : logits;
+    const GeneratorGuard own_stream(sequence.generator);
+    return nn::sample_next(scored, request.sampling).cpu().reshape({1}).item<std::int64_t>();
+}
+
 // A drawn token, under generate()'s rules: the stop token ends the request unseen; any
-// other is delivered, and the request ends at max_new_tokens or a full context.
-void Scheduler::deliver(Sequence& sequence, std::int64_t token) {
+// other is delivered (its log-probabilities under `logits` first, when asked for), and the
+// request ends at max_new_tokens or a full context.
+void Scheduler::deliver(Sequence& sequence, std::int64_t token, const Tensor& logits) {
     if (sequence.request.stop_token && token == *sequence.request.stop_token) {
         finish(sequence, FinishReason::StopToken);
         return;
     }
+    ++sequence.counts[token];
     if (sequence.result.completion_tokens == 0) {
         sequence.result.first_token_seconds = sequence.seconds_since_submit();
     }
@@ -243,6 +295,9 @@ void Scheduler::deliver(Sequence& sequence, std::int64_t token) {
     }
     bool keep_going = true;
     try {
+        if (sequence.request.logprobs && sequence.callbacks.on_logprobs) {
+            sequence.callbacks.on_logprobs(token_logprobs(logits, token, *sequence.request.logprobs));
+        }
         keep_going = !sequence.callbacks.on_token || sequence.callbacks.on_token(token);
     } catch (const std::exception& e) {
         finish(sequence, FinishReason::Error, e.what());

@@ -45,8 +45,10 @@ inline constexpr std::string_view kChatTurnEnd = "\nUser:";
 
 /// Parses and checks `body`. RequestError 400 naming the parameter for missing or empty
 /// `messages`, a message without a known role or without text content (a string, or a
-/// list of {"type": "text", "text": ...} parts), a tool message or tools, logprobs,
-/// and everything parse_completion_request refuses. `max_completion_tokens` is read as
+/// list of {"type": "text", "text": ...} parts), a tool message or tools, a logprobs that
+/// is not a boolean, a top_logprobs outside 0 .. 20 or without logprobs, and everything
+/// parse_completion_request refuses. logprobs with top_logprobs N land in
+/// `options.logprobs` as N (0 without top_logprobs). `max_completion_tokens` is read as
 /// `max_tokens`; the completion endpoint's `prompt`, `echo`, `suffix` and `best_of` are
 /// not chat parameters and are refused as unknown.
 [[nodiscard]] ChatRequest parse_chat_request(std::string_view body);
@@ -64,10 +66,12 @@ inline constexpr std::string_view kChatTurnEnd = "\nUser:";
                                                std::int64_t prompt_tokens, std::int64_t completion_tokens);
 
 /// One event of a streamed chat completion, as OpenAI sends them: the first carries the
-/// role ({"role": "assistant", "content": ""}), the next ones the content, and the last an
-/// empty delta with the finish reason.
+/// role ({"role": "assistant", "content": ""}), the next ones the content (with
+/// `logprobs`, those of the tokens it comes from), and the last an empty delta with the
+/// finish reason.
 [[nodiscard]] std::string chat_chunk_event(const CompletionIds& ids, std::optional<std::string_view> role,
                                            std::optional<std::string_view> content,
-                                           std::optional<std::string_view> finish_reason, std::int64_t index = 0);
+                                           std::optional<std::string_view> finish_reason, std::int64_t index = 0,
+                                           const std::optional<std::vector<ScoredToken>>& logprobs = std::nullopt);
 
 }  // namespace kael::serve

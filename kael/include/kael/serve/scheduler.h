@@ -32,16 +32,27 @@
 
 #include "kael/nn/gpt.h"
 #include "kael/nn/sampling.h"
+#include "kael/serve/token_scores.h"
 
 namespace kael::serve {
 
 /// What one request asks for, in tokens.
 struct GenerationRequest {
     std::vector<std::int64_t> prompt;  ///< at least one token, at most the block size
-    std::int64_t max_new_tokens = 16;  ///< the most tokens to add (>= 1)
+    /// The most tokens to add (>= 0). 0 runs the prompt only: a request that wants the
+    /// prompt's log-probabilities, to score a text.
+    std::int64_t max_new_tokens = 16;
     nn::SamplingOptions sampling;      ///< temperature 0 is greedy
     std::uint64_t seed = 0;            ///< the request's own Generator starts here
     std::optional<std::int64_t> stop_token;  ///< ends the text when drawn; not delivered
+    LogitAdjustments adjustments;      ///< penalties and logit bias, applied before each draw
+    /// Report each drawn token's log-probability with this many of the most likely tokens
+    /// (>= 0) through RequestCallbacks::on_logprobs; unset reports nothing.
+    std::optional<std::int64_t> logprobs;
+    /// Report the prompt's log-probabilities too, through on_prompt_logprobs (with
+    /// logprobs.value_or(0) alternatives each): the prefill then computes the logits of
+    /// every position instead of the last one only.
+    bool prompt_logprobs = false;
 };
 
 /// Why a request ended.
@@ -75,6 +86,13 @@ struct RequestCallbacks {
     std::function<bool(std::int64_t token)> on_token;
     /// Called once, last, however the request ends (a refused submit calls nothing).
     std::function<void(const Finished&)> on_finish;
+    /// With GenerationRequest::logprobs: each delivered token's log-probabilities under the
+    /// model's own distribution (before temperature, penalties and bias, as vLLM reports
+    /// them by default), just before on_token.
+    std::function<void(const TokenLogprobs&)> on_logprobs;
+    /// With GenerationRequest::prompt_logprobs: the prompt's, once, after its prefill; the
+    /// first token has no log-probability, having nothing before it.
+    std::function<void(std::vector<TokenLogprobs>)> on_prompt_logprobs;
 };
 
 /// A request's handle: lets its owner cancel it from any thread.
@@ -136,8 +154,9 @@ public:
     Scheduler& operator=(const Scheduler&) = delete;
 
     /// Queues `request`. ValueError, before anything is queued, for an empty prompt or one
-    /// longer than the block size, a token outside the vocabulary, max_new_tokens below 1,
-    /// or bad sampling options. A full queue or a stopping scheduler refuses it instead:
+    /// longer than the block size, a token outside the vocabulary (in the prompt or the
+    /// logit bias), max_new_tokens or logprobs below 0, non-finite penalties or bias, or bad
+    /// sampling options. A full queue or a stopping scheduler refuses it instead:
     /// no ticket, and no callback runs.
     [[nodiscard]] Submission submit(GenerationRequest request, RequestCallbacks callbacks);
 
@@ -160,7 +179,9 @@ private:
     void run();
     void admit(std::vector<std::unique_ptr<Sequence>>& arrivals);
     void decode();
-    void deliver(Sequence& sequence, std::int64_t token);
+    void prefill(Sequence& sequence);
+    std::int64_t draw(Sequence& sequence, const Tensor& logits);
+    void deliver(Sequence& sequence, std::int64_t token, const Tensor& logits);
     void retire_finished();
     void finish(Sequence& sequence, FinishReason reason, std::string error = {});
 
