@@ -64,15 +64,20 @@ struct Options {
     std::optional<int> send_buffer_bytes;  // the kernel's buffer of each connection (SO_SNDBUF)
 };
 
+// The name the program was started as: gpt2_server in the build, kael-serve once installed.
+std::string program = "gpt2_server";
+
 Options parse(int argc, char** argv) {
     Options o;
     for (int i = 1; i < argc; ++i) {
         const std::string flag = argv[i];
         if (flag == "--help") {
-            std::cout << "usage: gpt2_server --model DIR [--host H] [--port P] [--max-batch N] [--max-queue N]\n"
-                         "                   [--max-body-bytes N] [--http-threads N] [--threads N] [--name NAME]\n"
-                         "                   [--shutdown-grace SECONDS] [--write-timeout SECONDS]\n"
-                         "                   [--send-buffer-bytes N]\n";
+            std::cout << "usage: " << program
+                      << " --model DIR [--host H] [--port P] [--max-batch N] [--max-queue N]\n"
+                         "         [--max-body-bytes N] [--http-threads N] [--threads N] [--name NAME]\n"
+                         "         [--shutdown-grace SECONDS] [--write-timeout SECONDS] [--send-buffer-bytes N]\n"
+                         "Serves the GPT-2 directory DIR with OpenAI's API: POST /v1/completions,\n"
+                         "POST /v1/chat/completions, GET /v1/models, GET /health and GET /metrics.\n";
             std::exit(0);
         }
         KAEL_CHECK_VALUE(i + 1 < argc, "option " << flag << " needs a value");
@@ -91,7 +96,7 @@ Options parse(int argc, char** argv) {
         else if (flag == "--send-buffer-bytes") { o.send_buffer_bytes = std::stoi(value); }
         else { throw kael::ValueError("unknown option " + flag); }
     }
-    KAEL_CHECK_VALUE(!o.model.empty(), "gpt2_server needs --model DIR (see --help)");
+    KAEL_CHECK_VALUE(!o.model.empty(), program << " needs --model DIR (see --help)");
     KAEL_CHECK_VALUE(o.port >= 0 && o.port <= 65535, "--port must be in 0 .. 65535, got " << o.port);
     KAEL_CHECK_VALUE(o.max_body_bytes >= 1, "--max-body-bytes must be at least 1");
     KAEL_CHECK_VALUE(o.shutdown_grace >= 0, "--shutdown-grace must be >= 0 seconds");
@@ -237,7 +242,7 @@ public:
         if (port < 0 || (options_.port != 0 && !http_.bind_to_port(options_.host, port))) {
             return false;
         }
-        std::cout << "gpt2_server: " << options_.name << " on http://" << options_.host << ":" << port
+        std::cout << program << ": " << options_.name << " on http://" << options_.host << ":" << port
                   << " (batch " << options_.scheduler.max_batch << ", queue " << options_.scheduler.max_queue
                   << ", threads " << kael::get_num_threads() << ")" << std::endl;
         return http_.listen_after_bind();
@@ -594,6 +599,9 @@ private:
 }  // namespace
 
 int main(int argc, char** argv) try {
+    if (argc > 0 && !std::filesystem::path(argv[0]).filename().empty()) {
+        program = std::filesystem::path(argv[0]).filename().string();
+    }
     const Options o = parse(argc, argv);
     // SIGINT and SIGTERM are taken by one thread with sigwait, so a signal never lands in
     // the middle of a kernel or a lock; every thread started after this inherits the mask.
@@ -615,19 +623,19 @@ int main(int argc, char** argv) try {
     std::thread signal_waiter([&] {
         int signal = 0;
         sigwait(&signals, &signal);
-        std::cout << "gpt2_server: signal " << signal << ", shutting down" << std::endl;
+        std::cout << program << ": signal " << signal << ", shutting down" << std::endl;
         server.shutdown();
     });
     if (!server.listen()) {
-        std::cerr << "gpt2_server: cannot listen on " << o.host << ":" << o.port << "\n";
+        std::cerr << program << ": cannot listen on " << o.host << ":" << o.port << "\n";
         pthread_kill(signal_waiter.native_handle(), SIGTERM);
         signal_waiter.join();
         return 1;
     }
     signal_waiter.join();
-    std::cout << "gpt2_server: stopped" << std::endl;
+    std::cout << program << ": stopped" << std::endl;
     return 0;
 } catch (const std::exception& error) {
-    std::cerr << "gpt2_server: " << error.what() << "\n";
+    std::cerr << program << ": " << error.what() << "\n";
     return 1;
 }
