@@ -99,17 +99,18 @@ first = next(iter(decode.values()))
 print(f"`kael_bench_decode_batch`: R sequences, each with a {first['prompt_tokens']}-token prompt in its own cache, "
       f"take one decode step together (`nn::decode_step`) and one draw each (temperature {first['temperature']:g}, "
       f"top-k {first['top_k']}); the median of {first['steps'] - 1} steps. The compute floor is R multiply-adds for "
-      f"each of the model's {first['parameters']:,} parameters at this core's rate of independent vector "
-      "multiply-adds, measured beside it on one thread.")
+      f"each of the model's {first['parameters']:,} parameters at the rate of kael's blocked matrix product on a "
+      "problem that fits the caches (128 rows times a 768 x 3072 matrix), measured beside it on the same threads.")
 print()
-print("| threads | rows | model ms | sampling ms | step ms | step / 1-row step | compute floor ms (1 thread) |")
+print("| threads | rows | model ms | sampling ms | step ms | step / 1-row step | compute floor ms |")
 print("|---:|---:|---:|---:|---:|---:|---:|")
 for t, run in decode.items():
     for row in run["rows"]:
         print(f"| {t} | {row['rows']} | {row['model_ms']:.1f} | {row['sample_ms']:.2f} | {row['step_ms']:.1f} "
               f"| {row['ratio_to_one_row']:.2f} | {row['compute_floor_ms']:.1f} |")
 print()
-print(f"Vector multiply-adds on one thread: {first['fma_gflops']:.1f} GFLOP/s. "
+print("The blocked product's rate: " + ", ".join(f"{run['gemm_gflops']:.1f} GFLOP/s on {t} thread{'s' if t > 1 else ''}"
+                                               for t, run in decode.items()) + ". "
       f"The profiler's largest rows for a step of {first['profile_rows']} rows on one thread, per step:")
 print()
 print("| operation | calls | total ms | self ms |")

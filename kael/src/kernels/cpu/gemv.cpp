@@ -92,6 +92,74 @@ void add_scaled_rows(const T* const* a, std::int64_t a_step, const T* b, std::in
     }
 }
 
+// The row form for several rows of A: the sums of a strip of 16 columns of C, for all M
+// rows, stay in registers while rows [r_begin, r_end) of B go by, each row's piece loaded
+// once for the M rows. The sums run over r in ascending order, one multiply-add after the
+// other, exactly as add_scaled_rows runs them, so the bits are those of one row alone.
+template <typename T, std::size_t M>
+void strip_sums(const T* const* a, std::int64_t a_step, const T* b, std::int64_t b_row, std::int64_t r_begin,
+                std::int64_t r_end, T* const* c, std::int64_t j) {
+    using V = Sixteen<T>;
+    typename V::type sum[M];
+    for (std::size_t i = 0; i < M; ++i) {
+        sum[i] = V::load(c[i] + j);
+    }
+    for (std::int64_t r = r_begin; r < r_end; ++r) {
+        const T* row = b + r * b_row + j;
+        const typename V::type x = V::load(row);
+        __builtin_prefetch(row + 2 * kLanes);  // the strip after next, in the same row
+        for (std::size_t i = 0; i < M; ++i) {
+            sum[i] += a[i][r * a_step] * x;
+        }
+    }
+    for (std::size_t i = 0; i < M; ++i) {
+        V::store(c[i] + j, sum[i]);
+    }
+}
+
+// Rows of B that one pass of strip_sums takes: 128 rows of a block of 512 columns are
+// 256 KiB, which the L2 cache keeps while the block's strips walk down them.
+constexpr std::int64_t kStripRows = 128;
+
+// Rows of A whose sums one strip holds in registers: eight vectors of sixteen lanes are 8
+// of AVX-512's 32 zmm registers, but 16 of AVX2's 16 ymm; there, groups of four.
+#if defined(__AVX512F__)
+constexpr std::size_t kStripGroup = 8;
+#else
+constexpr std::size_t kStripGroup = 4;
+#endif
+
+// Columns [j, j + width) of C in the row form for M > 1 rows of A (c and a point at the
+// rows' starts): strips of 16 columns in chunks of kStripRows rows of B, the rows of A in
+// groups of up to kStripGroup, and the columns left over, fewer than a strip, by
+// add_scaled_rows. Every element's sum keeps its order, r ascending.
+template <typename T, std::size_t M>
+void strip_block(const GemmOperands<T>& op, const T* const* a, T* const* c, std::int64_t j, std::int64_t width) {
+    constexpr std::size_t kFullGroups = M / kStripGroup;
+    constexpr std::size_t kLastRows = M % kStripGroup;
+    const std::int64_t strips = width / kLanes * kLanes;
+    for (std::int64_t r = 0; r < op.k; r += kStripRows) {
+        const std::int64_t r_end = std::min(op.k, r + kStripRows);
+        for (std::int64_t s = 0; s < strips; s += kLanes) {
+            for (std::size_t g = 0; g < kFullGroups; ++g) {
+                strip_sums<T, kStripGroup>(a + g * kStripGroup, op.a_col, op.b + j, op.b_row, r, r_end,
+                                           c + g * kStripGroup, s);
+            }
+            if constexpr (kLastRows > 0) {
+                strip_sums<T, kLastRows>(a + kFullGroups * kStripGroup, op.a_col, op.b + j, op.b_row, r, r_end,
+                                         c + kFullGroups * kStripGroup, s);
+            }
+        }
+    }
+    if (strips < width) {
+        T* tail[M];
+        for (std::size_t i = 0; i < M; ++i) {
+            tail[i] = c[i] + strips;
+        }
+        add_scaled_rows<T, M>(a, op.a_col, op.b + j + strips, op.b_row, op.k, tail, width - strips);
+    }
+}
+
 // The fixed tree over a dot product's 16 running sums: lane l takes lane l + 8, then
 // l + 4, l + 2 and l + 1, each step one addition of the two halves of a vector.
 template <typename T> T sum_of_lanes(typename Sixteen<T>::type v) {
@@ -104,6 +172,10 @@ template <typename T> T sum_of_lanes(typename Sixteen<T>::type v) {
     const two v2 = __builtin_shufflevector(v4, v4, 0, 1) + __builtin_shufflevector(v4, v4, 2, 3);
     return v2[0] + v2[1];
 }
+
+// Columns of B are read this many tiles ahead of their use: with several rows of A the loop
+// spends long enough on each column that the hardware's own prefetching falls behind.
+constexpr std::size_t kPrefetchTiles = 4;
 
 // A tile of the dot form, rows x_0 .. x_{R-1} of A against columns y_0 .. y_{C-1} of B (K
 // elements each; column c at y + c * y_step): per dot product kLanes running sums, one per
@@ -119,6 +191,9 @@ void dot_tile(const T* const* x, const T* y, std::int64_t y_step, std::int64_t n
         typename V::type column[C];
         for (std::size_t c = 0; c < C; ++c) {
             column[c] = V::load(y + static_cast<std::int64_t>(c) * y_step + k);
+            if constexpr (R >= 8) {  // fewer rows keep up with the memory as it is
+                __builtin_prefetch(y + static_cast<std::int64_t>(c + kPrefetchTiles * C) * y_step + k);
+            }
         }
         for (std::size_t i = 0; i < R; ++i) {
             const typename V::type row = V::load(x[i] + k);
@@ -169,9 +244,10 @@ void dot_columns(const GemmOperands<T>& op, const T* const* rows, std::int64_t b
                                       op.ldc);
         }
     };
+    constexpr std::size_t kColumns = M == 1 ? 1 : kTileColumns;
     std::int64_t j = begin;
-    for (; j + static_cast<std::int64_t>(kTileColumns) <= end; j += static_cast<std::int64_t>(kTileColumns)) {
-        tile.template operator()<kTileColumns>(j);
+    for (; j + static_cast<std::int64_t>(kColumns) <= end; j += static_cast<std::int64_t>(kColumns)) {
+        tile.template operator()<kColumns>(j);
     }
     for (; j < end; ++j) {
         tile.template operator()<1>(j);
@@ -208,7 +284,11 @@ template <typename T, std::size_t M> void run_gemv(const GemmOperands<T>& op) {
                 for (std::size_t i = 0; i < M; ++i) {
                     a[i] = op.a + static_cast<std::int64_t>(i) * op.a_row;
                 }
-                add_scaled_rows<T, M>(a, op.a_col, op.b + j, op.b_row, op.k, c, width);
+                if constexpr (M == 1) {
+                    add_scaled_rows<T, M>(a, op.a_col, op.b + j, op.b_row, op.k, c, width);
+                } else {
+                    strip_block<T, M>(op, a, c, j, width);
+                }
             }
         });
         return;
