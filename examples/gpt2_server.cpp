@@ -54,7 +54,7 @@ struct Options {
     std::filesystem::path model;
     std::string host = "127.0.0.1";
     int port = 8000;
-    serve::SchedulerOptions scheduler{8, 32};
+    serve::SchedulerOptions scheduler{.max_batch = 8, .max_queue = 32};
     std::size_t max_body_bytes = 64 * 1024;
     std::optional<int> http_threads;
     std::optional<int> threads;

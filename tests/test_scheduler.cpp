@@ -200,6 +200,31 @@ TEST(Scheduler, ACancelledRequestEndsAndFreesItsPlace) {
     EXPECT_EQ(next.tokens.size(), 3U);
 }
 
+TEST(Scheduler, ACancelledRequestLeavesTheQueueAtOnce) {
+    GPT model(small());
+    Scheduler scheduler(model, {.max_batch = 1, .max_queue = 1});
+    Gate gate;
+    Outcome running;
+    ASSERT_TRUE(scheduler.submit(request({1}, 4, 0), gate.callbacks(running)).ticket);
+    gate.wait_entered();  // the scheduler's thread waits inside the running request's callback
+    Outcome waiting;
+    const auto waiting_ticket = scheduler.submit(request({2}, 3, 0), waiting.callbacks()).ticket;
+    ASSERT_TRUE(waiting_ticket);
+    Outcome refused;
+    EXPECT_EQ(scheduler.submit(request({3}, 3, 0), refused.callbacks()).refusal, Refusal::QueueFull);
+    waiting_ticket->cancel();
+    // Its place is free while the scheduler is still busy: no step has run since.
+    EXPECT_EQ(scheduler.stats().queued, 0);
+    Outcome next;
+    ASSERT_TRUE(scheduler.submit(request({3}, 3, 0), next.callbacks()).ticket);
+    EXPECT_EQ(scheduler.stats().queued, 1);
+    gate.release();
+    EXPECT_EQ(waiting.wait().reason, FinishReason::Cancelled);
+    EXPECT_TRUE(waiting.tokens.empty());
+    EXPECT_EQ(running.wait().reason, FinishReason::Length);
+    EXPECT_EQ(next.wait().reason, FinishReason::Length);
+}
+
 TEST(Scheduler, TheStopTokenEndsARequestWithoutBeingDelivered) {
     GPT model(small());
     GenerationRequest probe = request({5, 6}, 1, 0, 0.0);
@@ -257,6 +282,64 @@ TEST(Scheduler, RefusesBadRequestsBeforeQueueingThem) {
     EXPECT_EQ(scheduler.stats().submitted, 0);
     EXPECT_THROW(Scheduler(model, {.max_batch = 0, .max_queue = 1}), kael::ValueError);
     EXPECT_THROW(Scheduler(model, {.max_batch = 1, .max_queue = -1}), kael::ValueError);
+}
+
+TEST(SchedulerPrefill, ChunksNeverLeaveEightTokensOrFewer) {
+    using kael::serve::prefill_chunk_size;
+    EXPECT_EQ(prefill_chunk_size(5, 256), 5);      // a short prompt goes whole
+    EXPECT_EQ(prefill_chunk_size(264, 256), 264);  // up to 8 past the budget rather than a rest of 8
+    EXPECT_EQ(prefill_chunk_size(265, 256), 256);  // leaves 9
+    EXPECT_EQ(prefill_chunk_size(17, 16), 17);
+    EXPECT_EQ(prefill_chunk_size(100, 9), 9);
+    EXPECT_EQ(prefill_chunk_size(100, 8), 0);  // no chunk of 8 or fewer: the next step
+    EXPECT_EQ(prefill_chunk_size(10, 3), 10);
+    EXPECT_EQ(prefill_chunk_size(12, 3), 0);
+    for (std::int64_t remaining = 1; remaining < 300; ++remaining) {
+        for (std::int64_t budget = 1; budget <= 64; ++budget) {
+            const std::int64_t chunk = prefill_chunk_size(remaining, budget);
+            ASSERT_TRUE(chunk == remaining || chunk == 0 || (chunk > 8 && remaining - chunk > 8))
+                << remaining << " " << budget;
+            ASSERT_LE(chunk, budget + 8);
+        }
+    }
+}
+
+TEST(Scheduler, ALongPromptIsPrefilledInChunksBesideRunningStreams) {
+    kael::manual_seed(12);
+    GPTConfig config = small();
+    config.block_size = 96;
+    GPT model(config);
+    GenerationRequest running = request({5, 6, 7}, 30, 21, 0.9);
+    Ids long_prompt;
+    for (std::int64_t t = 0; t < 60; ++t) {
+        long_prompt.push_back((t * 7 + 3) % 41);
+    }
+    GenerationRequest arriving = request(long_prompt, 6, 22, 0.9);
+    const Ids running_expected = reference(model, running);
+    const Ids arriving_expected = reference(model, arriving);
+    Scheduler scheduler(model, {.max_batch = 4, .max_queue = 4, .prefill_chunk = 16});
+    Outcome first;
+    Outcome second;
+    std::size_t running_tokens_at_first_of_second = 0;
+    RequestCallbacks watched = second.callbacks();
+    watched.on_token = [&](std::int64_t token) {  // on the scheduler's thread, as first's
+        if (second.tokens.empty()) {
+            running_tokens_at_first_of_second = first.tokens.size();
+        }
+        second.tokens.push_back(token);
+        return true;
+    };
+    ASSERT_TRUE(scheduler.submit(running, first.callbacks()).ticket);
+    ASSERT_TRUE(scheduler.submit(arriving, watched).ticket);
+    first.wait();
+    second.wait();
+    // 60 prompt tokens in chunks of at most 16 take four steps, each with a decode row for
+    // the running stream, which so waits for a chunk at a time; and both get generate()'s
+    // tokens: the chunks' products sum as the whole prompt's does.
+    EXPECT_GE(running_tokens_at_first_of_second, 4U);
+    EXPECT_EQ(first.tokens, running_expected);
+    EXPECT_EQ(second.tokens, arriving_expected);
+    EXPECT_THROW(Scheduler(model, {.max_batch = 1, .max_queue = 1, .prefill_chunk = 15}), kael::ValueError);
 }
 
 // The model's own log-probabilities of `prompt`'s positions, [T, V], in double.

@@ -18,6 +18,12 @@
 
 namespace kael::serve {
 
+namespace {
+// The most rows that go through the product of a few rows (kernels/cpu/gemv.h), which no
+// prefill chunk may have.
+constexpr std::int64_t kMaxGemvRowsForChunks = 8;
+}  // namespace
+
 const char* to_string(FinishReason reason) noexcept {
     switch (reason) {
         case FinishReason::Length: return "length";
@@ -44,6 +50,8 @@ struct Scheduler::Sequence {
     std::optional<nn::KVCache> cache;
     std::int64_t length = 0;  // the prompt and the tokens delivered so far
     std::int64_t last_token = 0;
+    std::int64_t prefilled = 0;  // prompt positions in the cache; the prompt's length once it is done
+    bool decoding = false;       // the prompt is done and the first token drawn
     std::unordered_map<std::int64_t, std::int64_t> counts;  // how often each token was drawn
     Finished result;
     bool done = false;
@@ -63,6 +71,8 @@ struct Scheduler::Sequence {
 Scheduler::Scheduler(nn::GPT& model, SchedulerOptions options) : model_(model), options_(options) {
     KAEL_CHECK_VALUE(options.max_batch >= 1, "Scheduler needs max_batch >= 1, got " << options.max_batch);
     KAEL_CHECK_VALUE(options.max_queue >= 0, "Scheduler needs max_queue >= 0, got " << options.max_queue);
+    KAEL_CHECK_VALUE(options.prefill_chunk >= kMinPrefillChunk,
+                     "Scheduler needs prefill_chunk >= " << kMinPrefillChunk << ", got " << options.prefill_chunk);
     thread_ = std::thread([this] { run(); });
 }
 
@@ -98,6 +108,7 @@ Submission Scheduler::submit(GenerationRequest request, RequestCallbacks callbac
     std::shared_ptr<Ticket> ticket = sequence->ticket;
     {
         const std::lock_guard lock(mutex_);
+        withdraw_cancelled();
         // A request may wait while every place is taken; one that finds a free place only
         // waits for the scheduler's next step, and does not count against the queue.
         const std::int64_t free_places = std::max<std::int64_t>(0, options_.max_batch - stats_.active);
@@ -128,7 +139,22 @@ void Scheduler::stop(bool finish) {
 
 SchedulerStats Scheduler::stats() const {
     const std::lock_guard lock(mutex_);
-    return stats_;
+    SchedulerStats now = stats_;
+    now.queued = 0;
+    for (const auto& sequence : queue_) {
+        now.queued += sequence->ticket->cancelled() ? 0 : 1;  // leaving at once: no longer waiting
+    }
+    return now;
+}
+
+// Moves the cancelled requests out of the queue, where they would otherwise hold a place
+// until their turn came; the scheduler's thread ends them at its next step. Under mutex_.
+void Scheduler::withdraw_cancelled() {
+    const auto cancelled = std::stable_partition(queue_.begin(), queue_.end(),
+                                                 [](const auto& sequence) { return !sequence->ticket->cancelled(); });
+    std::move(cancelled, queue_.end(), std::back_inserter(withdrawn_));
+    queue_.erase(cancelled, queue_.end());
+    stats_.queued = static_cast<std::int64_t>(queue_.size());
 }
 
 void Scheduler::run() {
@@ -136,11 +162,14 @@ void Scheduler::run() {
     model_.eval();
     for (;;) {
         std::vector<std::unique_ptr<Sequence>> arrivals;
+        std::vector<std::unique_ptr<Sequence>> leaving;  // cancelled in the queue: they end this step
         bool shutting_down = false;
         {
             std::unique_lock lock(mutex_);
-            wake_.wait(lock, [&] { return stopping_ || !queue_.empty() || !active_.empty(); });
-            if (stopping_ && queue_.empty() && active_.empty()) {
+            wake_.wait(lock, [&] { return stopping_ || !queue_.empty() || !active_.empty() || !withdrawn_.empty(); });
+            withdraw_cancelled();
+            leaving.swap(withdrawn_);
+            if (stopping_ && queue_.empty() && active_.empty() && leaving.empty()) {
                 return;
             }
             shutting_down = stopping_ && !finish_on_stop_;
@@ -153,22 +182,31 @@ void Scheduler::run() {
             stats_.queued = static_cast<std::int64_t>(queue_.size());
             stats_.active = static_cast<std::int64_t>(active_.size() + arrivals.size());
         }
+        for (auto& sequence : leaving) {
+            finish(*sequence, FinishReason::Cancelled);
+            active_.push_back(std::move(sequence));  // retired, on_finish and all, below
+        }
         if (shutting_down) {
             std::move(arrivals.begin(), arrivals.end(), std::back_inserter(active_));
             for (auto& sequence : active_) {
-                finish(*sequence, FinishReason::Shutdown);
+                if (!sequence->done) {
+                    finish(*sequence, FinishReason::Shutdown);
+                }
             }
             retire_finished();
             continue;
         }
         admit(arrivals);
         decode();
+        prefill_chunks();
         retire_finished();
     }
 }
 
-// Each arrival's prefill: its prompt through the model into a new cache, and its first token.
+// Each arrival joins the active requests with a cache of its own; its prompt is prefilled
+// by prefill_chunks(), in this step and the next ones.
 void Scheduler::admit(std::vector<std::unique_ptr<Sequence>>& arrivals) {
+    const nn::GPTConfig& config = model_.config();
     for (auto& owned : arrivals) {
         Sequence& sequence = *owned;
         active_.push_back(std::move(owned));
@@ -177,19 +215,76 @@ void Scheduler::admit(std::vector<std::unique_ptr<Sequence>>& arrivals) {
             finish(sequence, FinishReason::Cancelled);
             continue;
         }
+        const GenerationRequest& request = sequence.request;
+        if (request.max_new_tokens > 0 && sequence.length >= config.block_size) {
+            // OpenAI's API counts prompt and completion together within the context, so a
+            // prompt that fills it gets no token here (nn::generate would draw one more).
+            finish(sequence, FinishReason::ContextFull);
+            continue;
+        }
         try {
-            prefill(sequence);
+            if (request.max_new_tokens > 0) {
+                // The cache holds what the sequence can reach, as generate() sizes it.
+                const std::int64_t room = std::min(config.block_size, sequence.length + request.max_new_tokens);
+                const Tensor& weight = model_.wte->weight;
+                sequence.cache.emplace(config, 1, room, weight.dtype(), weight.device());
+            }
         } catch (const std::exception& e) {
             finish(sequence, FinishReason::Error, e.what());
         }
     }
 }
 
-void Scheduler::prefill(Sequence& sequence) {
-    const nn::GPTConfig& config = model_.config();
+std::int64_t prefill_chunk_size(std::int64_t remaining, std::int64_t budget) noexcept {
+    // A chunk of 8 rows or fewer would go through the product of a few rows, whose sums run
+    // in another order than the blocked product's (chapter 12): the request's tokens would
+    // then differ from generate()'s, which prefills the prompt whole. So a chunk takes the
+    // rest of the prompt when that is at most 8 more than the budget, and otherwise no
+    // chunk is cut from a budget of 8 or less.
+    if (remaining <= budget + kMaxGemvRowsForChunks) {
+        return remaining;
+    }
+    return budget > kMaxGemvRowsForChunks ? budget : 0;
+}
+
+// Prompts are prefilled in chunks, at most prefill_chunk tokens a step over all prompts,
+// oldest first, beside the step's decode rows: a long prompt then delays each running
+// stream's next token by one chunk's work, not by the whole prompt's. A prompt that wants
+// its log-probabilities, or only them, goes through whole.
+void Scheduler::prefill_chunks() {
+    std::int64_t budget = options_.prefill_chunk;
+    for (auto& owned : active_) {
+        Sequence& sequence = *owned;
+        if (sequence.done || sequence.decoding) {
+            continue;
+        }
+        const std::int64_t remaining = sequence.length - sequence.prefilled;
+        const bool whole = sequence.request.prompt_logprobs || sequence.request.max_new_tokens == 0;
+        const std::int64_t chunk = !whole ? prefill_chunk_size(remaining, budget)
+                                          : budget == options_.prefill_chunk ? remaining : 0;
+        if (chunk == 0) {
+            break;  // the oldest waiting prompt goes first, next step
+        }
+        try {
+            prefill(sequence, chunk);
+        } catch (const std::exception& e) {
+            finish(sequence, FinishReason::Error, e.what());
+        }
+        budget -= chunk;
+        if (budget <= 0) {
+            break;
+        }
+    }
+}
+
+// Prompt positions [prefilled, prefilled + chunk) through the model into the cache; the
+// chunk that ends the prompt draws the first token.
+void Scheduler::prefill(Sequence& sequence, std::int64_t chunk) {
     const GenerationRequest& request = sequence.request;
     const Tensor& weight = model_.wte->weight;
-    const Tensor prompt = from_vector(request.prompt, Shape{1, sequence.length}).to(weight.device());
+    const auto first = request.prompt.begin() + sequence.prefilled;
+    const std::vector<std::int64_t> piece(first, first + chunk);
+    const Tensor tokens = from_vector(piece, Shape{1, chunk}).to(weight.device());
     const auto report_prompt = [&](const Tensor& logits) {  // [1, T, V], row t for token t + 1
         std::vector<TokenLogprobs> scores{TokenLogprobs{request.prompt.front(), std::nullopt, {}}};
         for (std::int64_t t = 1; t < sequence.length; ++t) {
@@ -202,27 +297,24 @@ void Scheduler::prefill(Sequence& sequence) {
     };
     if (request.max_new_tokens == 0) {  // scoring only: no cache, no draw
         if (request.prompt_logprobs) {
-            report_prompt(model_.forward(prompt));
+            report_prompt(model_.forward(tokens));
         }
         finish(sequence, FinishReason::Length);
         return;
     }
-    if (sequence.length >= config.block_size) {
-        // OpenAI's API counts prompt and completion together within the context, so a
-        // prompt that fills it gets no token here (nn::generate would draw one more).
-        finish(sequence, FinishReason::ContextFull);
+    const bool last = sequence.prefilled + chunk == sequence.length;
+    const Tensor logits =
+        model_.forward(tokens, *sequence.cache, request.prompt_logprobs ? nn::Logits::All : nn::Logits::Last);
+    sequence.prefilled += chunk;
+    if (!last) {
         return;
     }
-    // The cache holds what the sequence can reach, as generate() sizes it.
-    const std::int64_t room = std::min(config.block_size, sequence.length + request.max_new_tokens);
-    sequence.cache.emplace(config, 1, room, weight.dtype(), weight.device());
-    const Tensor logits =
-        model_.forward(prompt, *sequence.cache, request.prompt_logprobs ? nn::Logits::All : nn::Logits::Last);
     if (request.prompt_logprobs) {
         report_prompt(logits);
     }
-    const Tensor last = logits.select(1, logits.size(1) - 1);  // [1, V]
-    deliver(sequence, draw(sequence, last), last);
+    sequence.decoding = true;
+    const Tensor final_row = logits.select(1, logits.size(1) - 1);  // [1, V]
+    deliver(sequence, draw(sequence, final_row), final_row);
 }
 
 // One decode step for every active sequence that wants another token.
@@ -232,7 +324,7 @@ void Scheduler::decode() {
         if (!sequence->done && sequence->ticket->cancelled()) {
             finish(*sequence, FinishReason::Cancelled);
         }
-        if (!sequence->done) {
+        if (!sequence->done && sequence->decoding) {
             rows.push_back(sequence.get());
         }
     }

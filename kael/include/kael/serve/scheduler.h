@@ -7,10 +7,11 @@
 /// makes each wait for all before it; running each on its own thread makes them fight over
 /// the cores and read every weight once per request and step. The scheduler runs them on
 /// one thread instead, in steps. A step first admits waiting requests while fewer than
-/// max_batch are active, running each new one's prompt (its prefill) to its first token;
-/// then it runs one decode step for every active request together (nn::decode_step), so
-/// each weight is read once for all of them. A request that finishes leaves at once and
-/// its place goes to the next in the queue at the next step: continuous batching.
+/// max_batch are active; then it runs one decode step for every request past its prompt
+/// together (nn::decode_step), so each weight is read once for all of them; then it
+/// prefills the new prompts, a chunk of at most prefill_chunk tokens in all, and a prompt
+/// whose last chunk this is draws its first token. A request that finishes leaves at once
+/// and its place goes to the next in the queue at the next step: continuous batching.
 ///
 /// Every request carries its own KV cache and its own Generator, seeded with its seed, so
 /// its tokens are those that kael::manual_seed(seed) and nn::generate() give for the same
@@ -98,8 +99,9 @@ struct RequestCallbacks {
 /// A request's handle: lets its owner cancel it from any thread.
 class Ticket {
 public:
-    /// Ends the request at the scheduler's next step (or before its admission), with
-    /// FinishReason::Cancelled; on_finish still runs.
+    /// Ends the request at the scheduler's next step, with FinishReason::Cancelled;
+    /// on_finish still runs. A request still in the queue gives up its place there at once:
+    /// the next submit() or stats() no longer counts it.
     void cancel() noexcept;
     /// Whether cancel() was called.
     [[nodiscard]] bool cancelled() const noexcept;
@@ -109,13 +111,30 @@ private:
     std::atomic<bool> cancelled_{false};
 };
 
-/// How many requests run together and how many may wait.
+/// The smallest SchedulerOptions::prefill_chunk.
+inline constexpr std::int64_t kMinPrefillChunk = 16;
+
+/// How many requests run together, how many may wait, and how much prompt a step prefills.
 struct SchedulerOptions {
     std::int64_t max_batch = 8;   ///< active requests decoded together (>= 1)
     /// Requests that may wait while all max_batch places are taken (>= 0); submit() refuses
     /// the next one. A request that finds a place free never counts as waiting.
     std::int64_t max_queue = 64;
+    /// The most prompt tokens one step prefills, over all new requests, beside its decode
+    /// rows (>= kMinPrefillChunk): a longer prompt is prefilled over several steps, so the
+    /// running streams wait for one chunk at a time, not for the whole prompt. (A step may
+    /// run up to 8 tokens past it, so that no chunk leaves 8 tokens or fewer of its prompt;
+    /// see prefill_chunk_size.)
+    std::int64_t prefill_chunk = 256;
 };
+
+/// The size of the next prefill chunk of a prompt with `remaining` tokens left, under what is
+/// left of a step's `budget`: all of them when they are at most 8 more than the budget;
+/// else the budget when it is more than 8, and 0 (wait for the next step) when it is not.
+/// So every chunk of a prompt longer than 8 tokens has more than 8, as the product of its
+/// rows must for the request to get generate()'s tokens (chapter 12's few-rows product sums
+/// in another order).
+[[nodiscard]] std::int64_t prefill_chunk_size(std::int64_t remaining, std::int64_t budget) noexcept;
 
 /// The counters a metrics endpoint shows.
 struct SchedulerStats {
@@ -179,17 +198,20 @@ private:
     void run();
     void admit(std::vector<std::unique_ptr<Sequence>>& arrivals);
     void decode();
-    void prefill(Sequence& sequence);
+    void prefill_chunks();
+    void prefill(Sequence& sequence, std::int64_t chunk);
     std::int64_t draw(Sequence& sequence, const Tensor& logits);
     void deliver(Sequence& sequence, std::int64_t token, const Tensor& logits);
     void retire_finished();
     void finish(Sequence& sequence, FinishReason reason, std::string error = {});
+    void withdraw_cancelled();
 
     nn::GPT& model_;
     SchedulerOptions options_;
     mutable std::mutex mutex_;
     std::condition_variable wake_;
     std::deque<std::unique_ptr<Sequence>> queue_;     // guarded by mutex_
+    std::vector<std::unique_ptr<Sequence>> withdrawn_;  // cancelled while queued; guarded by mutex_
     std::vector<std::unique_ptr<Sequence>> active_;   // the scheduler thread's own
     bool stopping_ = false;                           // guarded by mutex_
     bool finish_on_stop_ = true;                      // guarded by mutex_
