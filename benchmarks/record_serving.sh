@@ -8,6 +8,8 @@
 #   decode steps of up to 8 requests batched together and once with one request at a time;
 # - what batching buys: benchmarks/decode_batch.cpp, a decode step of 1, 2, 4 and 8 rows
 #   on one thread and on every core;
+# - what chunked prefill buys: benchmarks/serve_prefill.cpp, 8 streams while a 900-token
+#   prompt arrives, its prompt in chunks of 64, 128 and 256 tokens and whole;
 # - the profiler's price: benchmarks/bench_profiler.cpp.
 #
 # Needs a build in build/main (or $1) with -DKAEL_BUILD_BENCHMARKS=ON, python3-torch (to
@@ -57,6 +59,9 @@ for t in 1 "$threads"; do
   OPENBLAS_NUM_THREADS=1 "$build/benchmarks/kael_bench_decode_batch" --model "$model" --threads "$t" \
     > "$work/decode-$t.json"
 done
+
+OPENBLAS_NUM_THREADS=1 "$build/benchmarks/kael_bench_serve_prefill" --model "$model" --threads "$threads" \
+  > "$work/prefill.json"
 
 OPENBLAS_NUM_THREADS=1 "$build/benchmarks/kael_bench_profiler" --benchmark_repetitions=5 \
   --benchmark_report_aggregates_only=true --benchmark_format=json > "$work/profiler.json" 2> /dev/null
@@ -117,6 +122,23 @@ print("| operation | calls | total ms | self ms |")
 print("|---|---:|---:|---:|")
 for row in first["profile"][:8]:
     print(f"| {row['name']} | {row['calls_per_step']:.0f} | {row['total_ms_per_step']:.2f} | {row['self_ms_per_step']:.2f} |")
+print()
+print("## A long prompt beside running streams")
+print()
+prefill = json.loads((work / "prefill.json").read_text())
+print(f"`kael_bench_serve_prefill`: {prefill['streams']} streams decode side by side (each {prefill['stream_tokens']} "
+      f"tokens) when a request with a {prefill['long_prompt_tokens']}-token prompt arrives; the scheduler prefills it "
+      f"in chunks of at most the given size a step, beside the streams' decode rows, or whole (a chunk as long as the "
+      f"context); {prefill['threads']} threads. The streams' inter-token latency is measured over the gaps that overlap "
+      "the long prompt's prefill, from its submission to its first token.")
+print()
+print("| prefill chunk | long prompt's time to first token s | streams' median inter-token ms "
+      "| p99 inter-token ms during the prefill | largest ms during the prefill |")
+print("|---|---:|---:|---:|---:|")
+for run in prefill["runs"]:
+    label = "whole" if run is prefill["runs"][-1] else f"{run['chunk']} tokens"
+    print(f"| {label} | {run['long_ttft_s']:.2f} | {run['itl_median_ms']:.1f} | {run['itl_p99_during_prefill_ms']:.0f} "
+          f"| {run['itl_max_during_prefill_ms']:.0f} |")
 print()
 print("## The profiler's price")
 print()
