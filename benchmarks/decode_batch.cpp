@@ -121,7 +121,7 @@ double median(std::vector<double> values) {
 // scheduler admits them; the first token of each comes from its prefill.
 struct Batch {
     std::vector<std::unique_ptr<kael::nn::KVCache>> caches;
-    std::vector<kael::nn::KVCache*> pointers;
+    std::vector<kael::nn::AttentionCache*> pointers;
     std::vector<std::int64_t> tokens;
 };
 

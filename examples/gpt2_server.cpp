@@ -3,6 +3,7 @@
 //   gpt2_server --model DIR [--host 127.0.0.1] [--port 8000] [--max-batch 8] [--max-queue 32]
 //               [--max-body-bytes 65536] [--http-threads N] [--threads N] [--name NAME]
 //               [--shutdown-grace 10] [--write-timeout 10] [--send-buffer-bytes N]
+//               [--prefill-chunk 256] [--kv-blocks N] [--kv-block-tokens 16] [--prefix-caching on|off]
 //
 // Endpoints:
 //   POST /v1/completions        OpenAI's completion request; "stream": true sends server-sent events
@@ -76,6 +77,7 @@ Options parse(int argc, char** argv) {
                       << " --model DIR [--host H] [--port P] [--max-batch N] [--max-queue N]\n"
                          "         [--max-body-bytes N] [--http-threads N] [--threads N] [--name NAME]\n"
                          "         [--shutdown-grace SECONDS] [--write-timeout SECONDS] [--send-buffer-bytes N]\n"
+                         "         [--prefill-chunk TOKENS] [--kv-blocks N] [--kv-block-tokens N] [--prefix-caching on|off]\n"
                          "Serves the GPT-2 directory DIR with OpenAI's API: POST /v1/completions,\n"
                          "POST /v1/chat/completions, GET /v1/models, GET /health and GET /metrics.\n";
             std::exit(0);
@@ -94,6 +96,13 @@ Options parse(int argc, char** argv) {
         else if (flag == "--shutdown-grace") { o.shutdown_grace = std::stod(value); }
         else if (flag == "--write-timeout") { o.write_timeout = std::stoi(value); }
         else if (flag == "--send-buffer-bytes") { o.send_buffer_bytes = std::stoi(value); }
+        else if (flag == "--prefill-chunk") { o.scheduler.prefill_chunk = std::stoll(value); }
+        else if (flag == "--kv-blocks") { o.scheduler.kv_blocks = std::stoll(value); }
+        else if (flag == "--kv-block-tokens") { o.scheduler.kv_block_tokens = std::stoll(value); }
+        else if (flag == "--prefix-caching") {
+            KAEL_CHECK_VALUE(value == "on" || value == "off", "--prefix-caching takes on or off, got " << value);
+            o.scheduler.prefix_caching = value == "on";
+        }
         else { throw kael::ValueError("unknown option " + flag); }
     }
     KAEL_CHECK_VALUE(!o.model.empty(), program << " needs --model DIR (see --help)");
@@ -349,7 +358,16 @@ private:
                 }
                 outbox->put(c, std::move(rest), finished, choice->stop.stopped());
             };
-            const serve::Submission submission = scheduler_.submit(std::move(generations[c]), std::move(callbacks));
+            serve::Submission submission;
+            try {
+                submission = scheduler_.submit(std::move(generations[c]), std::move(callbacks));
+            } catch (const kael::ValueError& e) {  // more KV blocks than the server has, say
+                for (const auto& ticket : tickets) {
+                    ticket->cancel();
+                }
+                fail(res, 400, e.what(), "invalid_request_error");
+                return;
+            }
             if (!submission.ticket) {
                 for (const auto& ticket : tickets) {  // all of a request's choices, or none
                     ticket->cancel();

@@ -276,12 +276,33 @@ def openai_client_checks(server, repository):
           ("" if result.returncode == 0 else ": " + result.stderr[-2000:]))
 
 
+def kv_cache_checks(server):
+    """The KV cache's blocks as /metrics shows them: a prompt that starts as an earlier one
+    did reuses its cached blocks and gets the same text for the same seed, and once every
+    request has ended no block is held."""
+    prompt = ("The tensor is a grid of numbers, and the graph records how each one was made from others, "
+              "so that the engine can walk it back and add up what every input contributed to the loss")
+    before = server.metrics()
+    first = server.complete(prompt=prompt, seed=12, max_tokens=6)[1]
+    middle = server.metrics()
+    second = server.complete(prompt=prompt, seed=12, max_tokens=6)[1]
+    after = server.metrics()
+    check(middle["prefix_hit_tokens"] == before["prefix_hit_tokens"] and
+          after["prefix_hit_tokens"] - middle["prefix_hit_tokens"] >= 16 and
+          after["prefix_hit_requests"] == middle["prefix_hit_requests"] + 1 and
+          first["choices"][0]["text"] == second["choices"][0]["text"],
+          f"a repeated prompt reuses {after['prefix_hit_tokens'] - middle['prefix_hit_tokens']} cached positions "
+          "and gets the same text for the same seed")
+    check(after["kv_blocks"] > 0 and after["kv_blocks_cached"] > 0, "the metrics count the KV blocks and the cached ones")
+
+
 def run_checks(server, generate, model, repository):
     status, _, body = server.request("GET", "/health")
     check(status == 200 and json.loads(body) == {"status": "ok"}, "GET /health answers ok")
     openai_api_checks(server)
     openai_client_checks(server, repository)
     prometheus_checks(server)
+    kv_cache_checks(server)
 
     # The same text as the C++ API for the same seed, sampled and greedy.
     cases = [("Hello, world", 7, 20, 0.8, 40), ("The tensor is", 11, 24, 1.0, 5), ("Once", 3, 16, 0.0, 1)]
@@ -412,6 +433,10 @@ def run_checks(server, generate, model, repository):
     metrics = server.metrics()
     check(metrics["queue_length"] == 0 and metrics["active_requests"] == 0 and
           metrics["latency_seconds"]["p50"] is not None, "the metrics endpoint reports an idle server and latencies")
+    # Every request so far has ended, whether it completed, was refused, cancelled or cut
+    # off: none may still hold a block of the KV cache.
+    check(metrics["kv_blocks_used"] == 0,
+          f"no KV block is leaked after every request has ended ({metrics['kv_blocks_used']} held)")
 
 
 def timed_stream(server, body):

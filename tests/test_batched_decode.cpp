@@ -44,7 +44,7 @@ TEST(BatchedDecode, EachRowIsItsSequenceDecodedAloneBitForBit) {
     const kael::autograd::NoGradGuard no_grad;
     std::vector<std::unique_ptr<KVCache>> alone;
     std::vector<std::unique_ptr<KVCache>> together;
-    std::vector<KVCache*> caches;
+    std::vector<kael::nn::AttentionCache*> caches;
     for (const Ids& prompt : prompts) {
         alone.push_back(prefilled(model, prompt));
         together.push_back(prefilled(model, prompt));
@@ -72,7 +72,7 @@ TEST(BatchedDecode, MatchesTheFullForwardOfEachSequence) {
     const Ids b{9, 2};
     auto cache_a = prefilled(model, a);
     auto cache_b = prefilled(model, b);
-    std::vector<KVCache*> caches{cache_a.get(), cache_b.get()};
+    std::vector<kael::nn::AttentionCache*> caches{cache_a.get(), cache_b.get()};
     const Tensor logits = kael::nn::decode_step(model, Ids{6, 6}, caches);
     for (const auto& [prompt, r] : {std::pair{a, 0}, std::pair{b, 1}}) {
         Ids whole = prompt;
@@ -89,7 +89,7 @@ TEST(BatchedDecode, RefusesBadArgumentsAndLeavesTheCachesAlone) {
     auto second = prefilled(model, {3});
     KVCache two_rows(model.config(), 2, 4);
     KVCache* none = nullptr;
-    auto refuses = [&](const Ids& tokens, std::vector<KVCache*> caches) {
+    auto refuses = [&](const Ids& tokens, std::vector<kael::nn::AttentionCache*> caches) {
         EXPECT_THROW((void)kael::nn::decode_step(model, tokens, caches), kael::ValueError);
         EXPECT_EQ(first->length(), 2);
         EXPECT_EQ(second->length(), 1);
@@ -101,7 +101,7 @@ TEST(BatchedDecode, RefusesBadArgumentsAndLeavesTheCachesAlone) {
     refuses({1}, {&two_rows});
     refuses({1, -1}, {first.get(), second.get()});
     refuses({1, 37}, {first.get(), second.get()});  // vocab_size itself: one past the last id
-    (void)kael::nn::decode_step(model, Ids{1, 36}, std::vector<KVCache*>{first.get(), second.get()});  // the last id
+    (void)kael::nn::decode_step(model, Ids{1, 36}, std::vector<kael::nn::AttentionCache*>{first.get(), second.get()});  // the last id
     EXPECT_EQ(first->length(), 3);
     EXPECT_EQ(second->length(), 2);
 }
@@ -111,7 +111,7 @@ TEST(BatchedDecode, AFullCacheIsRefusedAndOneBelowItTakesTheLastPosition) {
     const kael::autograd::NoGradGuard no_grad;
     KVCache cache(model.config(), 1, 3);
     (void)model.forward(row({1, 2}), cache, Logits::Last);
-    std::vector<KVCache*> caches{&cache};
+    std::vector<kael::nn::AttentionCache*> caches{&cache};
     (void)kael::nn::decode_step(model, Ids{3}, caches);  // length 2 of 3: the last place
     EXPECT_EQ(cache.length(), 3);
     EXPECT_THROW((void)kael::nn::decode_step(model, Ids{4}, caches), kael::ValueError);

@@ -342,6 +342,75 @@ TEST(Scheduler, ALongPromptIsPrefilledInChunksBesideRunningStreams) {
     EXPECT_THROW(Scheduler(model, {.max_batch = 1, .max_queue = 1, .prefill_chunk = 15}), kael::ValueError);
 }
 
+TEST(Scheduler, APromptThatStartsAsAnEarlierOneReusesItsBlocksAndGetsTheSameTokens) {
+    kael::manual_seed(13);
+    GPTConfig config = small();
+    config.block_size = 64;
+    GPT model(config);
+    Ids shared;
+    for (std::int64_t t = 0; t < 30; ++t) {
+        shared.push_back((t * 11 + 5) % 41);
+    }
+    GenerationRequest first = request(shared, 5, 31, 0.9);
+    Ids longer = shared;
+    longer.insert(longer.end(), {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12});
+    GenerationRequest second = request(longer, 5, 32, 0.9);
+    Scheduler scheduler(model, {.max_batch = 2, .max_queue = 2, .kv_block_tokens = 4});
+    Outcome one;
+    ASSERT_TRUE(scheduler.submit(first, one.callbacks()).ticket);
+    one.wait();
+    EXPECT_EQ(scheduler.stats().kv.hit_tokens, 0);
+    Outcome two;
+    ASSERT_TRUE(scheduler.submit(second, two.callbacks()).ticket);
+    two.wait();
+    // The first prompt filled 7 blocks of 4 (28 positions); the second takes them all.
+    const kael::serve::SchedulerStats stats = scheduler.stats();
+    EXPECT_EQ(stats.kv.hit_tokens, 28);
+    EXPECT_EQ(stats.kv.hit_requests, 1);
+    EXPECT_EQ(stats.kv.used, 0);  // every block is back in the pool
+    EXPECT_EQ(one.tokens, reference(model, first));
+    EXPECT_EQ(two.tokens, reference(model, second));  // the reused keys and values are exact
+    // Without prefix caching nothing is reused.
+    Scheduler plain(model, {.max_batch = 2, .max_queue = 2, .kv_block_tokens = 4, .prefix_caching = false});
+    Outcome three;
+    Outcome four;
+    ASSERT_TRUE(plain.submit(first, three.callbacks()).ticket);
+    three.wait();
+    ASSERT_TRUE(plain.submit(second, four.callbacks()).ticket);
+    four.wait();
+    EXPECT_EQ(plain.stats().kv.hit_tokens, 0);
+    EXPECT_EQ(four.tokens, two.tokens);
+}
+
+TEST(Scheduler, ARequestWaitsForFreeBlocksAndOneThatCouldNeverFitIsRefused) {
+    kael::manual_seed(14);
+    GPT model(small());
+    // 6 blocks of 4 positions: one request of 3 + 9 positions takes 3 blocks, so a third
+    // request waits until one of the first two ends.
+    Scheduler scheduler(model, {.max_batch = 4, .max_queue = 4, .kv_block_tokens = 4, .kv_blocks = 6});
+    std::vector<Outcome> outcomes(3);
+    for (std::size_t i = 0; i < outcomes.size(); ++i) {
+        ASSERT_TRUE(scheduler.submit(request({1, 2, 3}, 9, i), outcomes[i].callbacks()).ticket);
+    }
+    for (Outcome& outcome : outcomes) {
+        EXPECT_EQ(outcome.wait().reason, FinishReason::Length);
+        EXPECT_EQ(outcome.tokens.size(), 9U);
+    }
+    const kael::serve::SchedulerStats stats = scheduler.stats();
+    EXPECT_EQ(stats.kv.blocks, 6);
+    EXPECT_EQ(stats.kv.used, 0);
+    EXPECT_LE(stats.largest_batch, 2);  // never three at once: their blocks were not free
+    // The model's whole context, 24 positions, takes 6 blocks: a pool of 5 can never hold it.
+    Scheduler tight(model, {.max_batch = 1, .max_queue = 1, .kv_block_tokens = 4, .kv_blocks = 5});
+    Outcome too_long;
+    EXPECT_THROW((void)tight.submit(request({1, 2, 3}, 21, 0), too_long.callbacks()), kael::ValueError);
+    Outcome fits;
+    ASSERT_TRUE(tight.submit(request({1, 2, 3}, 17, 0), fits.callbacks()).ticket);  // 20 positions, 5 blocks
+    EXPECT_EQ(fits.wait().completion_tokens, 17);
+    EXPECT_THROW(Scheduler(model, {.max_batch = 1, .max_queue = 1, .kv_block_tokens = 0}), kael::ValueError);
+    EXPECT_THROW(Scheduler(model, {.max_batch = 1, .max_queue = 1, .kv_blocks = -1}), kael::ValueError);
+}
+
 // The model's own log-probabilities of `prompt`'s positions, [T, V], in double.
 kael::Tensor log_softmax_of(GPT& model, const Ids& prompt) {
     const kael::autograd::NoGradGuard no_grad;

@@ -70,7 +70,13 @@ TEST(ServerMetrics, CountsRequestsByOutcomeAndReportsJson) {
     stats.active = 2;
     stats.decode_steps = 4;
     stats.decoded_rows = 10;
+    stats.kv = {64, 5, 7, 32, 1};
     const nlohmann::json json = nlohmann::json::parse(metrics.to_json(stats));
+    EXPECT_EQ(json["kv_blocks"], 64);
+    EXPECT_EQ(json["kv_blocks_used"], 5);
+    EXPECT_EQ(json["kv_blocks_cached"], 7);
+    EXPECT_EQ(json["prefix_hit_tokens"], 32);
+    EXPECT_EQ(json["prefix_hit_requests"], 1);
     EXPECT_EQ(json["requests"]["completed"], 1);
     EXPECT_EQ(json["requests"]["cancelled"], 1);
     EXPECT_EQ(json["requests"]["refused_4xx"], 2);
@@ -112,7 +118,12 @@ TEST(ServerMetrics, ThePrometheusTextHasEveryFamilyWithItsTypeAndValues) {
     stats.queued = 1;
     stats.decode_steps = 7;
     stats.decoded_rows = 9;
+    stats.kv = {10, 3, 2, 48, 2};
     const std::string text = metrics.to_prometheus(stats);
+    EXPECT_EQ(sample(text, "kael_kv_blocks{state=\"used\"}"), "3");
+    EXPECT_EQ(sample(text, "kael_kv_blocks{state=\"cached\"}"), "2");
+    EXPECT_EQ(sample(text, "kael_kv_blocks{state=\"free\"}"), "5");
+    EXPECT_EQ(sample(text, "kael_prefix_cache_hit_tokens_total"), "48");
     EXPECT_EQ(sample(text, "kael_requests_total{outcome=\"completed\"}"), "1");
     EXPECT_EQ(sample(text, "kael_requests_total{outcome=\"refused_4xx\"}"), "1");
     EXPECT_EQ(sample(text, "kael_completion_tokens_total"), "6");

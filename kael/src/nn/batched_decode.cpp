@@ -13,13 +13,13 @@
 namespace kael::nn {
 namespace {
 
-void check_step(const GPTConfig& config, std::span<const std::int64_t> tokens, std::span<KVCache* const> caches) {
+void check_step(const GPTConfig& config, std::span<const std::int64_t> tokens, std::span<AttentionCache* const> caches) {
     KAEL_CHECK_VALUE(!tokens.empty(), "decode_step needs at least one sequence");
     KAEL_CHECK_VALUE(tokens.size() == caches.size(), "decode_step got " << tokens.size() << " tokens for "
                                                                          << caches.size() << " caches");
-    std::set<const KVCache*> seen;
+    std::set<const AttentionCache*> seen;
     for (std::size_t r = 0; r < tokens.size(); ++r) {
-        const KVCache* cache = caches[r];
+        const AttentionCache* cache = caches[r];
         KAEL_CHECK_VALUE(cache != nullptr, "decode_step: the cache of sequence " << r << " is null");
         KAEL_CHECK_VALUE(seen.insert(cache).second, "decode_step: sequence " << r
                                                         << " shares its cache with an earlier sequence");
@@ -42,7 +42,7 @@ Tensor column_of(const std::vector<std::int64_t>& values, Device device) {
 
 }  // namespace
 
-Tensor decode_step(GPT& model, std::span<const std::int64_t> tokens, std::span<KVCache* const> caches) {
+Tensor decode_step(GPT& model, std::span<const std::int64_t> tokens, std::span<AttentionCache* const> caches) {
     const GPTConfig& config = model.config();
     check_step(config, tokens, caches);
     const autograd::NoGradGuard no_grad;
@@ -54,7 +54,7 @@ Tensor decode_step(GPT& model, std::span<const std::int64_t> tokens, std::span<K
 
     // Each sequence's new token at its own position: the length of its cache.
     std::vector<std::int64_t> positions;
-    for (const KVCache* cache : caches) {
+    for (const AttentionCache* cache : caches) {
         positions.push_back(cache->length());
     }
     const std::vector<std::int64_t> token_values(tokens.begin(), tokens.end());
@@ -71,7 +71,7 @@ Tensor decode_step(GPT& model, std::span<const std::int64_t> tokens, std::span<K
         // Attention is the one part that reads a sequence's past: per sequence, own cache.
         std::vector<Tensor> attended;
         for (std::int64_t r = 0; r < batch; ++r) {
-            KVCache& cache = *caches[static_cast<std::size_t>(r)];
+            AttentionCache& cache = *caches[static_cast<std::size_t>(r)];
             const auto [keys, values] = cache.append(layer, k.narrow(0, r, 1), v.narrow(0, r, 1));
             attended.push_back(causal_attention_lower_right(q.narrow(0, r, 1), keys, values));
         }
@@ -79,7 +79,7 @@ Tensor decode_step(GPT& model, std::span<const std::int64_t> tokens, std::span<K
         x = add(x, (*block.attn->c_proj)(y));
         x = add(x, (*block.mlp)((*block.ln_2)(x)));
     }
-    for (KVCache* cache : caches) {
+    for (AttentionCache* cache : caches) {
         cache->advance(1);  // every layer has appended this sequence's new position
     }
     // The tied head, as GPT::forward computes it: [R, 1, C] x [C, V] -> [R, V].

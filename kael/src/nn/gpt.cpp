@@ -54,7 +54,7 @@ Tensor CausalSelfAttention::forward(const Tensor& x) {
 }
 //> stage 13
 
-Tensor CausalSelfAttention::forward(const Tensor& x, KVCache& cache, std::size_t layer) {
+Tensor CausalSelfAttention::forward(const Tensor& x, AttentionCache& cache, std::size_t layer) {
     return attend(x, [&](const Tensor& q, const Tensor& k, const Tensor& v) {
         const auto [keys, values] = cache.append(layer, k, v);  // the past and the new positions
         return causal_attention_lower_right(q, keys, values);
@@ -96,7 +96,7 @@ Tensor Block::forward(const Tensor& x) {
 }
 //> stage 13
 
-Tensor Block::forward(const Tensor& x, KVCache& cache, std::size_t layer) {
+Tensor Block::forward(const Tensor& x, AttentionCache& cache, std::size_t layer) {
     const Tensor after_attention = add(x, attn->forward((*ln_1)(x), cache, layer));
     return add(after_attention, (*mlp)((*ln_2)(after_attention)));
 }
@@ -136,7 +136,7 @@ Tensor GPT::forward(const Tensor& indices) {
 }
 //> stage 13
 
-Tensor GPT::forward(const Tensor& indices, KVCache& cache, Logits which) {
+Tensor GPT::forward(const Tensor& indices, AttentionCache& cache, Logits which) {
     KAEL_CHECK_VALUE(indices.dim() == 2 && indices.size(0) == cache.batch() && indices.size(1) >= 1,
                      "GPT expects token indices [" << cache.batch() << ", T] (the cache's batch, T >= 1), got shape "
                                                    << to_string(indices.shape()));

@@ -96,6 +96,11 @@ std::string ServerMetrics::to_json(const SchedulerStats& stats) const {
                                                       : static_cast<double>(stats.decoded_rows) /
                                                             static_cast<double>(stats.decode_steps)},
         {"largest_decode_batch", stats.largest_batch},
+        {"kv_blocks", stats.kv.blocks},
+        {"kv_blocks_used", stats.kv.used},
+        {"kv_blocks_cached", stats.kv.cached},
+        {"prefix_hit_tokens", stats.kv.hit_tokens},
+        {"prefix_hit_requests", stats.kv.hit_requests},
     };
     return body.dump();
 }
@@ -140,6 +145,12 @@ std::string ServerMetrics::to_prometheus(const SchedulerStats& stats) const {
     out << "kael_decoded_rows_total " << stats.decoded_rows << '\n';
     family("kael_largest_decode_batch", "gauge", "The most sequences one decode step has held.");
     out << "kael_largest_decode_batch " << stats.largest_batch << '\n';
+    family("kael_kv_blocks", "gauge", "Blocks of the KV cache, by state: used by a request, cached, or free.");
+    out << "kael_kv_blocks{state=\"used\"} " << stats.kv.used << '\n';
+    out << "kael_kv_blocks{state=\"cached\"} " << stats.kv.cached << '\n';
+    out << "kael_kv_blocks{state=\"free\"} " << stats.kv.blocks - stats.kv.used - stats.kv.cached << '\n';
+    family("kael_prefix_cache_hit_tokens_total", "counter", "Prompt positions taken from cached blocks.");
+    out << "kael_prefix_cache_hit_tokens_total " << stats.kv.hit_tokens << '\n';
     return out.str();
 }
 

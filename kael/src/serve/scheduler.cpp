@@ -14,7 +14,7 @@
 #include "kael/factory.h"
 #include "kael/generator.h"
 #include "kael/nn/batched_decode.h"
-#include "kael/nn/kv_cache.h"
+#include "kael/serve/paged_kv_cache.h"
 
 namespace kael::serve {
 
@@ -47,7 +47,7 @@ struct Scheduler::Sequence {
     RequestCallbacks callbacks;
     std::shared_ptr<Ticket> ticket = std::make_shared<Ticket>();
     Generator generator;
-    std::optional<nn::KVCache> cache;
+    std::unique_ptr<PagedKVCache> cache;  // its blocks go back to the pool with it
     std::int64_t length = 0;  // the prompt and the tokens delivered so far
     std::int64_t last_token = 0;
     std::int64_t prefilled = 0;  // prompt positions in the cache; the prompt's length once it is done
@@ -73,6 +73,14 @@ Scheduler::Scheduler(nn::GPT& model, SchedulerOptions options) : model_(model), 
     KAEL_CHECK_VALUE(options.max_queue >= 0, "Scheduler needs max_queue >= 0, got " << options.max_queue);
     KAEL_CHECK_VALUE(options.prefill_chunk >= kMinPrefillChunk,
                      "Scheduler needs prefill_chunk >= " << kMinPrefillChunk << ", got " << options.prefill_chunk);
+    KAEL_CHECK_VALUE(options.kv_block_tokens >= 1, "Scheduler needs kv_block_tokens >= 1, got " << options.kv_block_tokens);
+    KAEL_CHECK_VALUE(options.kv_blocks >= 0, "Scheduler needs kv_blocks >= 0, got " << options.kv_blocks);
+    const nn::GPTConfig& config = model.config();
+    const std::int64_t per_context = (config.block_size + options.kv_block_tokens - 1) / options.kv_block_tokens;
+    const Tensor& weight = model.wte->weight;
+    pool_ = std::make_unique<BlockPool>(config, options.kv_blocks > 0 ? options.kv_blocks : options.max_batch * per_context,
+                                        options.kv_block_tokens, weight.dtype(), weight.device());
+    stats_.kv = pool_->stats();
     thread_ = std::thread([this] { run(); });
 }
 
@@ -90,6 +98,10 @@ Submission Scheduler::submit(GenerationRequest request, RequestCallbacks callbac
                                          << config.vocab_size << ")");
     }
     KAEL_CHECK_VALUE(request.max_new_tokens >= 0, "max_new_tokens must be >= 0, got " << request.max_new_tokens);
+    KAEL_CHECK_VALUE(pool_->blocks_for(reachable(request)) <= pool_->blocks(),
+                     "a request of " << reachable(request) << " positions needs "
+                                     << pool_->blocks_for(reachable(request)) << " KV blocks; the pool has "
+                                     << pool_->blocks());
     KAEL_CHECK_VALUE(!request.logprobs || *request.logprobs >= 0,
                      "logprobs must be >= 0 when given, got " << *request.logprobs);
     const LogitAdjustments& adjust = request.adjustments;
@@ -203,34 +215,60 @@ void Scheduler::run() {
     }
 }
 
-// Each arrival joins the active requests with a cache of its own; its prompt is prefilled
-// by prefill_chunks(), in this step and the next ones.
+// The positions a request can reach, which its blocks must hold: none for one that only
+// scores its prompt.
+std::int64_t Scheduler::reachable(const GenerationRequest& request) const noexcept {
+    const auto length = static_cast<std::int64_t>(request.prompt.size());
+    return request.max_new_tokens == 0 ? 0 : std::min(model_.config().block_size, length + request.max_new_tokens);
+}
+
+// Each arrival joins the active requests with the blocks it can reach, its prompt's cached
+// prefix first; its prompt is then prefilled by prefill_chunks(), in this step and the next.
+// An arrival whose blocks are not free goes back to the head of the queue with the ones
+// after it, to wait for running requests to end.
 void Scheduler::admit(std::vector<std::unique_ptr<Sequence>>& arrivals) {
     const nn::GPTConfig& config = model_.config();
+    for (std::size_t a = 0; a < arrivals.size(); ++a) {
+        Sequence& sequence = *arrivals[a];
+        const GenerationRequest& request = sequence.request;
+        if (!sequence.ticket->cancelled() && request.max_new_tokens > 0 && sequence.length < config.block_size) {
+            // Reused positions must leave more than 8 of the prompt to compute, as a chunk
+            // must (prefill_chunk_size); a prompt that wants its log-probabilities computes all.
+            const bool reuse = options_.prefix_caching && !request.prompt_logprobs;
+            const std::int64_t limit = reuse ? sequence.length - (kMaxGemvRowsForChunks + 1) : 0;
+            try {
+                sequence.cache = PagedKVCache::reserve(*pool_, reachable(request), request.prompt, limit);
+            } catch (const std::exception& e) {
+                finish(sequence, FinishReason::Error, e.what());
+            }
+            if (!sequence.done && !sequence.cache) {  // too few free blocks: back to the queue
+                const std::lock_guard lock(mutex_);
+                for (std::size_t back = arrivals.size(); back > a; --back) {
+                    queue_.push_front(std::move(arrivals[back - 1]));
+                }
+                arrivals.resize(a);
+                stats_.queued = static_cast<std::int64_t>(queue_.size());
+                stats_.active = static_cast<std::int64_t>(active_.size() + arrivals.size());
+                break;
+            }
+            if (sequence.cache) {
+                sequence.prefilled = sequence.cache->reused();
+            }
+        }
+    }
     for (auto& owned : arrivals) {
         Sequence& sequence = *owned;
         active_.push_back(std::move(owned));
         sequence.result.queued_seconds = sequence.seconds_since_submit();
-        if (sequence.ticket->cancelled()) {
-            finish(sequence, FinishReason::Cancelled);
+        if (sequence.done) {
             continue;
         }
-        const GenerationRequest& request = sequence.request;
-        if (request.max_new_tokens > 0 && sequence.length >= config.block_size) {
+        if (sequence.ticket->cancelled()) {
+            finish(sequence, FinishReason::Cancelled);
+        } else if (sequence.request.max_new_tokens > 0 && sequence.length >= config.block_size) {
             // OpenAI's API counts prompt and completion together within the context, so a
             // prompt that fills it gets no token here (nn::generate would draw one more).
             finish(sequence, FinishReason::ContextFull);
-            continue;
-        }
-        try {
-            if (request.max_new_tokens > 0) {
-                // The cache holds what the sequence can reach, as generate() sizes it.
-                const std::int64_t room = std::min(config.block_size, sequence.length + request.max_new_tokens);
-                const Tensor& weight = model_.wte->weight;
-                sequence.cache.emplace(config, 1, room, weight.dtype(), weight.device());
-            }
-        } catch (const std::exception& e) {
-            finish(sequence, FinishReason::Error, e.what());
         }
     }
 }
@@ -312,6 +350,9 @@ void Scheduler::prefill(Sequence& sequence, std::int64_t chunk) {
     if (request.prompt_logprobs) {
         report_prompt(logits);
     }
+    if (options_.prefix_caching) {  // its full blocks can now serve prompts that start the same way
+        pool_->register_prefix(request.prompt, sequence.cache->blocks());
+    }
     sequence.decoding = true;
     const Tensor final_row = logits.select(1, logits.size(1) - 1);  // [1, V]
     deliver(sequence, draw(sequence, final_row), final_row);
@@ -332,10 +373,10 @@ void Scheduler::decode() {
         return;
     }
     std::vector<std::int64_t> tokens;
-    std::vector<nn::KVCache*> caches;
+    std::vector<nn::AttentionCache*> caches;
     for (Sequence* sequence : rows) {
         tokens.push_back(sequence->last_token);
-        caches.push_back(&*sequence->cache);
+        caches.push_back(sequence->cache.get());
     }
     try {
         const Tensor logits = nn::decode_step(model_, tokens, caches);  // [R, V]
@@ -411,17 +452,22 @@ void Scheduler::finish(Sequence& sequence, FinishReason reason, std::string erro
     sequence.result.total_seconds = sequence.seconds_since_submit();
 }
 
-// Ends the finished sequences: their caches go, their places open, on_finish runs.
+// Ends the finished sequences: their blocks go back to the pool, their places open,
+// on_finish runs.
 void Scheduler::retire_finished() {
     const auto finished = std::stable_partition(active_.begin(), active_.end(),
                                                 [](const auto& sequence) { return !sequence->done; });
     std::vector<std::unique_ptr<Sequence>> leaving(std::make_move_iterator(finished),
                                                    std::make_move_iterator(active_.end()));
     active_.erase(finished, active_.end());
+    for (const auto& sequence : leaving) {
+        sequence->cache.reset();  // before on_finish: a client told its request ended sees its blocks free
+    }
     {
         const std::lock_guard lock(mutex_);
         stats_.finished += static_cast<std::int64_t>(leaving.size());
         stats_.active = static_cast<std::int64_t>(active_.size());
+        stats_.kv = pool_->stats();
     }
     for (const auto& sequence : leaving) {
         if (sequence->callbacks.on_finish) {

@@ -28,9 +28,9 @@ namespace kael::nn {
 /// recording gradients, in eval mode. ValueError for no sequences, a count of caches other
 /// than of tokens, a null cache, a cache with a batch other than 1, a cache shared by two
 /// sequences, a token outside the vocabulary, or a cache that is full or at the block
-/// size; and from KVCache::append for a cache made for another model. No cache's length
+/// size; and from the cache's append for a cache made for another model. No cache's length
 /// changes when it throws.
 [[nodiscard]] Tensor decode_step(GPT& model, std::span<const std::int64_t> tokens,
-                                 std::span<KVCache* const> caches);
+                                 std::span<AttentionCache* const> caches);
 
 }  // namespace kael::nn

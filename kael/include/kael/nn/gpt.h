@@ -18,7 +18,7 @@
 namespace kael::nn {
 //> stage 13
 
-class KVCache;
+class AttentionCache;
 //< stage 13
 
 /// The sizes of a GPT; the defaults are GPT-2 small's.
@@ -46,7 +46,7 @@ public:
     /// forward for T new positions after the cache.length() that `cache` holds: their keys
     /// and values go into the cache as layer `layer`, and each new position attends over
     /// every cached position and the new ones up to itself.
-    [[nodiscard]] Tensor forward(const Tensor& x, KVCache& cache, std::size_t layer);
+    [[nodiscard]] Tensor forward(const Tensor& x, AttentionCache& cache, std::size_t layer);
 //< stage 13
     [[nodiscard]] std::string name() const override { return "CausalSelfAttention"; }
 
@@ -91,7 +91,7 @@ public:
 //> stage 13
     /// forward for T new positions, the attention reading and extending layer `layer` of
     /// `cache`.
-    [[nodiscard]] Tensor forward(const Tensor& x, KVCache& cache, std::size_t layer);
+    [[nodiscard]] Tensor forward(const Tensor& x, AttentionCache& cache, std::size_t layer);
 //< stage 13
     [[nodiscard]] std::string name() const override { return "Block"; }
 
@@ -128,7 +128,7 @@ public:
     /// Logits::All this is forward(indices), within rounding. ValueError when the batch
     /// differs from the cache's or the positions would pass the block size or the cache's
     /// capacity; the cache is unchanged then.
-    [[nodiscard]] Tensor forward(const Tensor& indices, KVCache& cache, Logits which = Logits::All);
+    [[nodiscard]] Tensor forward(const Tensor& indices, AttentionCache& cache, Logits which = Logits::All);
 //< stage 13
     [[nodiscard]] std::string name() const override { return "GPT"; }
     [[nodiscard]] std::string extra_repr() const override;

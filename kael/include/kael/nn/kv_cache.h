@@ -16,6 +16,7 @@
 
 #include "kael/device.h"
 #include "kael/dtype.h"
+#include "kael/nn/attention_cache.h"
 #include "kael/nn/gpt.h"
 #include "kael/tensor.h"
 
@@ -25,7 +26,7 @@ namespace kael::nn {
 /// block of a GPT, allocated once. Each layer's keys and values are [batch, n_head,
 /// capacity, head_size], so that the cached positions of one head are consecutive rows
 /// and a layer's cache is a narrowed view, never a copy.
-class KVCache {
+class KVCache final : public AttentionCache {
 public:
     /// An empty cache for a model of `config`. ValueError for a batch below 1 or a
     /// capacity outside 1 .. config.block_size.
@@ -33,11 +34,11 @@ public:
             Device device = Device::CPU);
 
     /// The number of positions stored (the same in every layer once a forward is done).
-    [[nodiscard]] std::int64_t length() const noexcept { return length_; }
+    [[nodiscard]] std::int64_t length() const noexcept override { return length_; }
     /// The most positions it can hold.
-    [[nodiscard]] std::int64_t capacity() const noexcept { return capacity_; }
+    [[nodiscard]] std::int64_t capacity() const noexcept override { return capacity_; }
     /// The number of sequences.
-    [[nodiscard]] std::int64_t batch() const noexcept { return batch_; }
+    [[nodiscard]] std::int64_t batch() const noexcept override { return batch_; }
     /// The bytes its buffers take.
     [[nodiscard]] std::int64_t nbytes() const noexcept;
 
@@ -47,10 +48,10 @@ public:
     /// length itself moves on only with advance(), once every layer has appended.
     /// ValueError for a layer out of range, shapes other than the cache's, or positions
     /// past the capacity.
-    [[nodiscard]] std::pair<Tensor, Tensor> append(std::size_t layer, const Tensor& k, const Tensor& v);
+    [[nodiscard]] std::pair<Tensor, Tensor> append(std::size_t layer, const Tensor& k, const Tensor& v) override;
     /// Counts `positions` more positions as stored (the model calls it after its layers).
     /// ValueError past the capacity.
-    void advance(std::int64_t positions);
+    void advance(std::int64_t positions) override;
     /// Forgets every position; the buffers stay allocated for the next sequence.
     void clear() noexcept { length_ = 0; }
 

@@ -13,9 +13,12 @@
 /// whose last chunk this is draws its first token. A request that finishes leaves at once
 /// and its place goes to the next in the queue at the next step: continuous batching.
 ///
-/// Every request carries its own KV cache and its own Generator, seeded with its seed, so
-/// its tokens are those that kael::manual_seed(seed) and nn::generate() give for the same
-/// prompt and options, whatever else runs beside it (on the CPU, with at most 8 active
+/// Every request carries its own Generator, seeded with its seed, and its own table of
+/// blocks in one serve::BlockPool, the KV cache of all requests: a request is admitted when
+/// the blocks it can reach are free, and a prompt that starts as an earlier one did takes
+/// that prompt's cached blocks instead of computing them. Its tokens are those that
+/// kael::manual_seed(seed) and nn::generate() give for the same prompt and options,
+/// whatever else runs beside it and whatever it reused (on the CPU, with at most 8 active
 /// requests; decode_step says why).
 
 #include <atomic>
@@ -33,6 +36,7 @@
 
 #include "kael/nn/gpt.h"
 #include "kael/nn/sampling.h"
+#include "kael/serve/block_pool.h"
 #include "kael/serve/token_scores.h"
 
 namespace kael::serve {
@@ -126,6 +130,13 @@ struct SchedulerOptions {
     /// run up to 8 tokens past it, so that no chunk leaves 8 tokens or fewer of its prompt;
     /// see prefill_chunk_size.)
     std::int64_t prefill_chunk = 256;
+    /// Positions a block of the KV cache holds (>= 1).
+    std::int64_t kv_block_tokens = 16;
+    /// Blocks in the pool, (>= 1), or 0 for enough that max_batch requests can each reach the
+    /// model's whole context. A request is admitted when its blocks are free.
+    std::int64_t kv_blocks = 0;
+    /// Reuse the cached blocks of earlier prompts that a new prompt starts with.
+    bool prefix_caching = true;
 };
 
 /// The size of the next prefill chunk of a prompt with `remaining` tokens left, under what is
@@ -147,6 +158,7 @@ struct SchedulerStats {
     std::int64_t decode_steps = 0;     ///< batched decode steps run
     std::int64_t decoded_rows = 0;     ///< requests over all decode steps (rows / steps = mean batch)
     std::int64_t largest_batch = 0;    ///< the most requests one decode step served
+    BlockPoolStats kv;                 ///< the KV cache's blocks, and what prefix caching saved
 };
 
 /// Why submit() refused a request.
@@ -174,8 +186,8 @@ public:
 
     /// Queues `request`. ValueError, before anything is queued, for an empty prompt or one
     /// longer than the block size, a token outside the vocabulary (in the prompt or the
-    /// logit bias), max_new_tokens or logprobs below 0, non-finite penalties or bias, or bad
-    /// sampling options. A full queue or a stopping scheduler refuses it instead:
+    /// logit bias), max_new_tokens or logprobs below 0, non-finite penalties or bias, bad
+    /// sampling options, or a request that needs more KV blocks than the pool has. A full queue or a stopping scheduler refuses it instead:
     /// no ticket, and no callback runs.
     [[nodiscard]] Submission submit(GenerationRequest request, RequestCallbacks callbacks);
 
@@ -205,11 +217,13 @@ private:
     void retire_finished();
     void finish(Sequence& sequence, FinishReason reason, std::string error = {});
     void withdraw_cancelled();
+    [[nodiscard]] std::int64_t reachable(const GenerationRequest& request) const noexcept;
 
     nn::GPT& model_;
     SchedulerOptions options_;
     mutable std::mutex mutex_;
     std::condition_variable wake_;
+    std::unique_ptr<BlockPool> pool_;                 // the scheduler thread's own
     std::deque<std::unique_ptr<Sequence>> queue_;     // guarded by mutex_
     std::vector<std::unique_ptr<Sequence>> withdrawn_;  // cancelled while queued; guarded by mutex_
     std::vector<std::unique_ptr<Sequence>> active_;   // the scheduler thread's own
