@@ -9,7 +9,8 @@
 # - what batching buys: benchmarks/decode_batch.cpp, a decode step of 1, 2, 4 and 8 rows
 #   on one thread and on every core;
 # - what chunked prefill buys: benchmarks/serve_prefill.cpp, 8 streams while a 900-token
-#   prompt arrives, its prompt in chunks of 64, 128 and 256 tokens and whole;
+#   prompt arrives, its prompt in chunks of 64, 128 and 256 tokens and whole; and what
+#   prefix caching buys, the time to first token of a repeated 512-token prefix;
 # - the profiler's price: benchmarks/bench_profiler.cpp.
 #
 # Needs a build in build/main (or $1) with -DKAEL_BUILD_BENCHMARKS=ON, python3-torch (to
@@ -139,6 +140,18 @@ for run in prefill["runs"]:
     label = "whole" if run is prefill["runs"][-1] else f"{run['chunk']} tokens"
     print(f"| {label} | {run['long_ttft_s']:.2f} | {run['itl_median_ms']:.1f} | {run['itl_p99_during_prefill_ms']:.0f} "
           f"| {run['itl_max_during_prefill_ms']:.0f} |")
+print()
+prefix = prefill["prefix"]
+print(f"Prefix caching: a prompt of a {prefix['prefix_tokens']}-token prefix and {prefix['own_tokens']} tokens of its "
+      "own, alone on the server, one token asked for. The time to its first token:")
+print()
+print("| the prefix | time to first token s | against a fresh prefix |")
+print("|---|---:|---:|")
+print(f"| fresh | {prefix['fresh_ttft_s']:.3f} | 1.0 |")
+print(f"| used by the request before, prefix caching off | {prefix['uncached_ttft_s']:.3f} "
+      f"| {prefix['fresh_ttft_s'] / prefix['uncached_ttft_s']:.1f} times lower |")
+print(f"| used by the request before, prefix caching on ({prefix['reused_tokens']} positions reused) "
+      f"| {prefix['cached_ttft_s']:.3f} | {prefix['fresh_ttft_s'] / prefix['cached_ttft_s']:.1f} times lower |")
 print()
 print("## The profiler's price")
 print()

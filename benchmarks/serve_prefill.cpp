@@ -10,7 +10,10 @@
 //
 // Prints one JSON object: per run, the chunk, the long request's time to first token, and
 // the streams' inter-token latency (median over the whole run; p99 and the largest while
-// the long prompt was being prefilled, from its submission to its first token).
+// the long prompt was being prefilled, from its submission to its first token). Then
+// prefix caching: the time to first token of a request whose prompt is a 512-token
+// prefix and 16 tokens of its own, alone on the server, first with a fresh prefix, then
+// with the prefix another request used before, with prefix caching on and off.
 #include <algorithm>
 #include <chrono>
 #include <condition_variable>
@@ -20,6 +23,7 @@
 #include <exception>
 #include <iostream>
 #include <mutex>
+#include <optional>
 #include <sstream>
 #include <string>
 #include <string_view>
@@ -181,6 +185,63 @@ Run run_once(kael::nn::GPT& model, const Options& options, std::int64_t chunk) {
             during.empty() ? 0.0 : *std::max_element(during.begin(), during.end())};
 }
 
+// The time to the first token of one request with `prompt`, alone on `scheduler`.
+double time_to_first_token(kael::serve::Scheduler& scheduler, const std::vector<std::int64_t>& prompt) {
+    std::mutex mutex;
+    std::condition_variable changed;
+    std::optional<kael::serve::Finished> finished;
+    kael::serve::GenerationRequest request;
+    request.prompt = prompt;
+    request.max_new_tokens = 1;
+    kael::serve::RequestCallbacks callbacks;
+    callbacks.on_finish = [&](const kael::serve::Finished& end) {
+        const std::lock_guard lock(mutex);
+        finished = end;
+        changed.notify_all();
+    };
+    if (!scheduler.submit(request, callbacks).ticket) {
+        throw kael::Error("a prefix request was refused");
+    }
+    std::unique_lock lock(mutex);
+    changed.wait(lock, [&] { return finished.has_value(); });
+    return finished->first_token_seconds;
+}
+
+struct PrefixRun {
+    double fresh_s;       // a prefix no request has used
+    double cached_s;      // the prefix of the request before, prefix caching on
+    double uncached_s;    // the same, prefix caching off
+    std::int64_t reused;  // positions the cached run took from the pool
+};
+
+PrefixRun prefix_run(kael::nn::GPT& model, std::int64_t prefix_tokens, std::int64_t own_tokens) {
+    const std::int64_t vocabulary = model.config().vocab_size;
+    const auto prompt = [&](std::int64_t prefix_seed, std::int64_t own_seed) {
+        std::vector<std::int64_t> tokens;
+        for (std::int64_t t = 0; t < prefix_tokens; ++t) {
+            tokens.push_back((t * 104729 + prefix_seed * 7919) % vocabulary);
+        }
+        for (std::int64_t t = 0; t < own_tokens; ++t) {
+            tokens.push_back((t * 31 + own_seed * 977 + 5) % vocabulary);
+        }
+        return tokens;
+    };
+    PrefixRun run{};
+    for (const bool caching : {true, false}) {
+        kael::serve::Scheduler scheduler(model, {.max_batch = 2, .max_queue = 2, .prefix_caching = caching});
+        const double first = time_to_first_token(scheduler, prompt(1, 1));  // fills the cache
+        const double second = time_to_first_token(scheduler, prompt(1, 2));
+        if (caching) {
+            run.fresh_s = first;
+            run.cached_s = second;
+            run.reused = scheduler.stats().kv.hit_tokens;
+        } else {
+            run.uncached_s = second;
+        }
+    }
+    return run;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -204,11 +265,17 @@ int main(int argc, char** argv) {
                           run.itl_median_ms, run.itl_p99_during_prefill_ms, run.itl_max_during_prefill_ms);
             runs << line;
         }
+        constexpr std::int64_t kPrefix = 512;
+        constexpr std::int64_t kOwn = 16;
+        const PrefixRun prefix = prefix_run(*model, kPrefix, kOwn);
         std::printf("{\"threads\": %d, \"streams\": %lld, \"long_prompt_tokens\": %lld, \"stream_tokens\": %lld, "
-                    "\"runs\": [%s]}\n",
+                    "\"runs\": [%s], \"prefix\": {\"prefix_tokens\": %lld, \"own_tokens\": %lld, "
+                    "\"fresh_ttft_s\": %.4f, \"cached_ttft_s\": %.4f, \"uncached_ttft_s\": %.4f, "
+                    "\"reused_tokens\": %lld}}\n",
                     kael::get_num_threads(), static_cast<long long>(options.streams),
                     static_cast<long long>(options.long_prompt_tokens), static_cast<long long>(options.stream_tokens),
-                    runs.str().c_str());
+                    runs.str().c_str(), static_cast<long long>(kPrefix), static_cast<long long>(kOwn), prefix.fresh_s,
+                    prefix.cached_s, prefix.uncached_s, static_cast<long long>(prefix.reused));
     } catch (const std::exception& error) {
         std::cerr << "kael_bench_serve_prefill: " << error.what() << "\n";
         return 1;
