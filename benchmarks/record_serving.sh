@@ -6,6 +6,9 @@
 #   writes once into build/data/gpt2-124m-serving) under CLIENTS concurrent clients for
 #   SECONDS seconds (benchmarks/server_load.py; 16 and 30 unless given), once with the
 #   decode steps of up to 8 requests batched together and once with one request at a time;
+# - the serving benchmark in vLLM's manner (benchmarks/serving_benchmark.py): Poisson arrivals
+#   at 1, 2 and 4 requests a second and all at once, at most 8 in flight, against the batched
+#   server;
 # - what batching buys: benchmarks/decode_batch.cpp, a decode step of 1, 2, 4 and 8 rows
 #   on one thread and on every core;
 # - what chunked prefill buys: benchmarks/serve_prefill.cpp, 8 streams while a 900-token
@@ -50,6 +53,10 @@ for batch in 8 1; do
   "$python" "$root/benchmarks/server_load.py" --url "http://127.0.0.1:$port" --clients "$clients" \
     --seconds "$seconds" --max-tokens 32 --json "$work/load-$batch.json"
   curl -s "http://127.0.0.1:$port/metrics?format=json" > "$work/after-$batch.json"
+  if [ "$batch" = 8 ]; then
+    "$python" "$root/benchmarks/serving_benchmark.py" --url "http://127.0.0.1:$port" --requests 32 \
+      --rates 1,2,4,inf --max-concurrency 8 --input-len 128 --output-len 64 --json "$work/bench.json"
+  fi
   kill -TERM "$server_pid"
   wait "$server_pid" || true
   server_pid=""
@@ -97,6 +104,28 @@ print()
 print("A request is complete when it got status 200 and, streamed, a last event with a finish reason and "
       "`[DONE]`; a clear error is a status of 4xx or 5xx with a JSON error body; anything else is broken. "
       "Latencies are those of complete requests, from sending the request to reading its last byte.")
+print()
+bench = json.loads((work / "bench.json").read_text())
+print("## The serving benchmark")
+print()
+print(f"`benchmarks/serving_benchmark.py` against the batched server (max-batch 8), as vLLM's `benchmark_serving` "
+      f"runs: {bench['runs'][0]['requests']} requests, prompts of random token ids {bench['input_len']} long and "
+      f"outputs {bench['output_len']} long, each within {bench['range_ratio']:.0%} (seed {bench['seed']}), arriving as "
+      f"a Poisson process of the given rate (inf: all at once), at most {bench['runs'][0]['max_concurrency']} in flight, "
+      "streamed, the end-of-text token banned so every output has its length. TTFT is the time to the first token, "
+      "TPOT the time per output token after it, ITL the gap between tokens; goodput counts the requests a second that "
+      f"met TTFT <= {bench['ttft_slo_ms']:.0f} ms and TPOT <= {bench['tpot_slo_ms']:.0f} ms. The client shares the "
+      "machine's cores with the server; its own CPU time is the last column.")
+print()
+print("| request rate | completed | requests/s | output tokens/s | TTFT mean ms | TTFT median ms | TTFT p99 ms "
+      "| TPOT median ms | TPOT p99 ms | ITL median ms | ITL p99 ms | goodput requests/s | client CPU s |")
+print("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+for run in bench["runs"]:
+    rate = "inf" if run["rate"] == "inf" else f"{run['rate']:g}/s"
+    print(f"| {rate} | {run['completed']} | {run['request_throughput']:.2f} | {run['output_throughput']:.1f} "
+          f"| {run['ttft_ms']['mean']:.0f} | {run['ttft_ms']['median']:.0f} | {run['ttft_ms']['p99']:.0f} "
+          f"| {run['tpot_ms']['median']:.1f} | {run['tpot_ms']['p99']:.1f} | {run['itl_ms']['median']:.1f} "
+          f"| {run['itl_ms']['p99']:.1f} | {run['goodput']:.2f} | {run['client_cpu_s']:.2f} |")
 print()
 print("## A decode step of several rows")
 print()

@@ -473,6 +473,15 @@ def slow_reader_checks(binary, repository, vocab, work):
     try:
         fast = {"prompt": "Once", "max_tokens": 400, "seed": 2, "temperature": 1.0}
         alone, _, alone_events = timed_stream(server, fast)
+        # The same stream beside a second one read at full speed, the request the slow
+        # client will send: the rate to hold beside the slow client, which takes the same
+        # place in each decode step.
+        other = {"prompt": "Once", "max_tokens": 1000, "seed": 3}
+        background = threading.Thread(target=timed_stream, args=(server, other))
+        background.start()
+        time.sleep(0.5)
+        paired, _, paired_events = timed_stream(server, fast)
+        background.join()
         cancelled_before = server.metrics()["requests"]["cancelled"]
         slow = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
         slow.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 2048)  # a small window, never read
@@ -488,6 +497,9 @@ def slow_reader_checks(binary, repository, vocab, work):
         check(beside_events == alone_events and longest_wait < 1.0,
               f"a stream beside a client that stopped reading never waits: longest gap {longest_wait:.2f} s, "
               f"{beside:.2f} s in all ({alone:.2f} s alone)")
+        check(beside_events / beside >= 0.9 * paired_events / paired,
+              f"beside the client that stopped reading, a stream keeps at least 90% of its rate beside one that "
+              f"reads: {beside_events / beside:.0f} events/s against {paired_events / paired:.0f}")
         # Its request runs on while its text waits (at most max_tokens pieces), so its place
         # is freed when the generation ends; the connection is closed when a write has waited
         # --write-timeout, before the stream's end: what the client finally reads has no [DONE].
