@@ -137,11 +137,11 @@ print(f"`kael_bench_decode_batch`: R sequences, each with a {first['prompt_token
       f"each of the model's {first['parameters']:,} parameters at the rate of kael's blocked matrix product on a "
       "problem that fits the caches (128 rows times a 768 x 3072 matrix), measured beside it on the same threads.")
 print()
-print("| threads | rows | model ms | sampling ms | step ms | step / 1-row step | compute floor ms |")
-print("|---:|---:|---:|---:|---:|---:|---:|")
+print("| run | model ms | sampling ms | step ms | step / 1-row step | compute floor ms |")
+print("|---|---:|---:|---:|---:|---:|")
 for t, run in decode.items():
     for row in run["rows"]:
-        print(f"| {t} | {row['rows']} | {row['model_ms']:.1f} | {row['sample_ms']:.2f} | {row['step_ms']:.1f} "
+        print(f"| {t} thread{'s' if t > 1 else ''}, {row['rows']} row{'s' if row['rows'] > 1 else ''} | {row['model_ms']:.1f} | {row['sample_ms']:.2f} | {row['step_ms']:.1f} "
               f"| {row['ratio_to_one_row']:.2f} | {row['compute_floor_ms']:.1f} |")
 print()
 print("The blocked product's rate: " + ", ".join(f"{run['gemm_gflops']:.1f} GFLOP/s on {t} thread{'s' if t > 1 else ''}"

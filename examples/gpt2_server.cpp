@@ -4,6 +4,7 @@
 //               [--max-body-bytes 65536] [--http-threads N] [--threads N] [--name NAME]
 //               [--shutdown-grace 10] [--write-timeout 10] [--send-buffer-bytes N]
 //               [--prefill-chunk 256] [--kv-blocks N] [--kv-block-tokens 16] [--prefix-caching on|off]
+//               [--chat-template FILE]   (a JSON ChatTemplate, kael/include/kael/serve/chat_api.h)
 //
 // Endpoints:
 //   POST /v1/completions        OpenAI's completion request; "stream": true sends server-sent events
@@ -25,8 +26,10 @@
 #include <cstdint>
 #include <deque>
 #include <filesystem>
+#include <fstream>
 #include <functional>
 #include <iostream>
+#include <iterator>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -63,6 +66,7 @@ struct Options {
     double shutdown_grace = 10.0;
     int write_timeout = 10;  // seconds a write to a client may block before it is cut off
     std::optional<int> send_buffer_bytes;  // the kernel's buffer of each connection (SO_SNDBUF)
+    serve::ChatTemplate chat_template;     // kael's transcript, or --chat-template FILE
 };
 
 // The name the program was started as: gpt2_server in the build, kael-serve once installed.
@@ -78,6 +82,7 @@ Options parse(int argc, char** argv) {
                          "         [--max-body-bytes N] [--http-threads N] [--threads N] [--name NAME]\n"
                          "         [--shutdown-grace SECONDS] [--write-timeout SECONDS] [--send-buffer-bytes N]\n"
                          "         [--prefill-chunk TOKENS] [--kv-blocks N] [--kv-block-tokens N] [--prefix-caching on|off]\n"
+                         "         [--chat-template FILE]\n"
                          "Serves the GPT-2 directory DIR with OpenAI's API: POST /v1/completions,\n"
                          "POST /v1/chat/completions, GET /v1/models, GET /health and GET /metrics.\n";
             std::exit(0);
@@ -99,6 +104,11 @@ Options parse(int argc, char** argv) {
         else if (flag == "--prefill-chunk") { o.scheduler.prefill_chunk = std::stoll(value); }
         else if (flag == "--kv-blocks") { o.scheduler.kv_blocks = std::stoll(value); }
         else if (flag == "--kv-block-tokens") { o.scheduler.kv_block_tokens = std::stoll(value); }
+        else if (flag == "--chat-template") {
+            std::ifstream file(value);
+            KAEL_CHECK_VALUE(file, "--chat-template: cannot read " << value);
+            o.chat_template = serve::parse_chat_template(std::string(std::istreambuf_iterator<char>(file), {}));
+        }
         else if (flag == "--prefix-caching") {
             KAEL_CHECK_VALUE(value == "on" || value == "off", "--prefix-caching takes on or off, got " << value);
             o.scheduler.prefix_caching = value == "on";
@@ -297,7 +307,8 @@ private:
         serve::CompletionRequest request;
         std::vector<serve::GenerationRequest> generations;
         try {
-            request = chat ? serve::parse_chat_request(req.body).options : serve::parse_completion_request(req.body);
+            request = chat ? serve::parse_chat_request(req.body, options_.chat_template).options
+                           : serve::parse_completion_request(req.body);
             serve::check_model(request.model, options_.name);
             const auto choices = static_cast<std::int64_t>(request.prompts.size()) * request.n;
             for (std::int64_t c = 0; c < choices; ++c) {

@@ -90,6 +90,32 @@ TEST(ChatApi, RefusesWhatItCannotHonour) {
               "response_format");
 }
 
+TEST(ChatApi, AnotherTemplateCanBeGivenAsJson) {
+    const kael::serve::ChatTemplate chatml = kael::serve::parse_chat_template(R"({
+        "system": {"prefix": "<|im_start|>system\n", "suffix": "<|im_end|>\n"},
+        "user": {"prefix": "<|im_start|>user\n", "suffix": "<|im_end|>\n"},
+        "assistant": {"prefix": "<|im_start|>assistant\n", "suffix": "<|im_end|>\n"},
+        "generation_prompt": "<|im_start|>assistant\n", "stop": ["<|im_end|>"]})");
+    const std::vector<kael::serve::ChatMessage> messages = {
+        {"developer", "Be brief."}, {"user", "Hi"}, {"assistant", "Hello."}, {"user", "Sum 2 and 3."}};
+    EXPECT_EQ(kael::serve::render_chat_prompt(messages, chatml),
+              "<|im_start|>system\nBe brief.<|im_end|>\n<|im_start|>user\nHi<|im_end|>\n"
+              "<|im_start|>assistant\nHello.<|im_end|>\n<|im_start|>user\nSum 2 and 3.<|im_end|>\n"
+              "<|im_start|>assistant\n");
+    const kael::serve::ChatRequest request = kael::serve::parse_chat_request(
+        R"({"messages": [{"role": "user", "content": "Hi"}], "stop": "\n\n"})", chatml);
+    EXPECT_EQ(request.options.stop, (std::vector<std::string>{"\n\n", "<|im_end|>"}));
+    // What a template leaves out keeps kael's transcript.
+    const kael::serve::ChatTemplate partial = kael::serve::parse_chat_template(R"({"user": {"prefix": "Q: "}})");
+    EXPECT_EQ(kael::serve::render_chat_prompt({{"user", "Hi"}}, partial), "Q: Hi\nAssistant:");
+    EXPECT_EQ(partial.stop, (std::vector<std::string>{"\nUser:"}));
+    for (const char* bad : {"[]", "{\"tool\": {}}", "{\"user\": \"x\"}", "{\"user\": {\"middle\": \"x\"}}",
+                            "{\"stop\": [\"\"]}", "{\"stop\": [1]}", "{\"generation_prompt\": 3}", "not json",
+                            "{\"stop\": [\"a\", \"b\", \"c\", \"d\", \"e\"]}"}) {
+        EXPECT_THROW((void)kael::serve::parse_chat_template(bad), kael::ValueError) << bad;
+    }
+}
+
 TEST(ChatApi, LogprobsAreAFlagWithTopLogprobsCountingTheAlternatives) {
     const std::string one = R"({"messages": [{"role": "user", "content": "x"}])";
     EXPECT_FALSE(kael::serve::parse_chat_request(one + "}").options.logprobs);

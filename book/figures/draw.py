@@ -60,6 +60,7 @@ Where the numbers come from:
   (benchmarks/record_gpt2.sh), the ratio the file gives, and the file's decode limit of the
   memory's read bandwidth.
 - serving_throughput.svg: the load test of benchmarks/RESULTS-serving.md
+- serving_benchmark.svg: the serving benchmark of benchmarks/RESULTS-serving.md
   (benchmarks/record_serving.sh), tokens and requests per second and the p50 and p99
   latencies of each run (max-batch 8 against max-batch 1).
 
@@ -1082,6 +1083,49 @@ def draw_serving_throughput(target: pathlib.Path, benchmarks: pathlib.Path = BEN
     return finish(fig, target, "serving_throughput.svg")
 
 
+# serving_benchmark.svg: the serving benchmark of chapter 13 (benchmarks/serving_benchmark.py)
+# at each request rate: time to first token and time per output token, median and p99, and
+# the output tokens a second, from benchmarks/RESULTS-serving.md
+
+BENCHMARK_COLUMNS = ("request rate", "output tokens/s", "TTFT median ms", "TTFT p99 ms", "TPOT median ms",
+                     "TPOT p99 ms")
+
+
+def draw_serving_benchmark(target: pathlib.Path, benchmarks: pathlib.Path = BENCHMARKS) -> str | None:
+    """None, and no figure, while the serving benchmark has not been recorded yet."""
+    path = benchmarks / "RESULTS-serving.md"
+    if not path.is_file() or "## The serving benchmark" not in path.read_text(encoding="utf-8"):
+        return None
+    where = relative(path)
+    rows = table_with(path, BENCHMARK_COLUMNS)
+    labels = [row["request rate"] for row in rows]
+    values = {c: [number(row[c], f"{where}, rate '{row['request rate']}'") for row in rows]
+              for c in BENCHMARK_COLUMNS[1:]}
+    measured = first_line(path, r"Recorded on (\S+) .*? on (.+?) \(([^)]*)\)")
+    fig, (first, per_token, speed) = plt.subplots(1, 3, figsize=(10.4, 3.5))
+    xs = range(len(rows))
+    for ax, name, unit in ((first, "TTFT", "time to first token (ms)"), (per_token, "TPOT", "time per output token (ms)")):
+        ax.plot(xs, values[f"{name} median ms"], "o-", color=INDIGO, label="median")
+        ax.plot(xs, values[f"{name} p99 ms"], "s--", color=ORANGE, label="p99")
+        ax.set_ylabel(unit)
+        ax.set_ylim(0, max(values[f"{name} p99 ms"]) * 1.2)
+        ax.legend(frameon=False, fontsize=7.5)
+    speed.bar(xs, values["output tokens/s"], 0.6, color=INDIGO)
+    for x, v in zip(xs, values["output tokens/s"]):
+        speed.text(x, v, f"{v:.0f}", ha="center", va="bottom", fontsize=7)
+    speed.set_ylabel("output tokens per second")
+    speed.set_ylim(0, max(values["output tokens/s"]) * 1.2)
+    for ax in (first, per_token, speed):
+        ax.set_xticks(list(xs))
+        ax.set_xticklabels(labels)
+        ax.set_xlabel("request rate (Poisson arrivals)")
+        plain_axes(ax)
+    first.set_title(f"benchmarks/RESULTS-serving.md: {measured[2]} ({measured[3]}), {measured[1]}", fontsize=9,
+                    loc="left", color=GREY)
+    fig.tight_layout()
+    return finish(fig, target, "serving_benchmark.svg")
+
+
 # ---------------------------------------------------------------------------------------
 
 
@@ -1132,6 +1176,12 @@ def main(argv: list[str]) -> int:
                   "serving_throughput.svg is not drawn")
         else:
             drawn.append(serving)
+        benchmark = draw_serving_benchmark(target)
+        if benchmark is None:
+            print("book: no serving benchmark in benchmarks/RESULTS-serving.md yet (benchmarks/record_serving.sh): "
+                  "serving_benchmark.svg is not drawn")
+        else:
+            drawn.append(benchmark)
     except FigureError as error:
         print(f"figures: {error}", file=sys.stderr)
         return 1

@@ -7,6 +7,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "kael/error.h"
 #include "serve/json_body.h"
 
 namespace kael::serve {
@@ -118,7 +119,7 @@ json chat_logprobs_json(const std::optional<std::vector<ScoredToken>>& tokens) {
 
 }  // namespace
 
-ChatRequest parse_chat_request(std::string_view body) {
+ChatRequest parse_chat_request(std::string_view body, const ChatTemplate& chat_template) {
     json parsed = parse_json_object(body);
     ChatRequest request;
     if (!parsed.contains("messages")) {
@@ -156,23 +157,61 @@ ChatRequest parse_chat_request(std::string_view body) {
     }
     request.options = parse_completion_request(dump_json(parsed));
     request.options.logprobs = top_logprobs;
-    request.options.prompts = {render_chat_prompt(request.messages)};
-    request.options.stop.emplace_back(kChatTurnEnd);
+    request.options.prompts = {render_chat_prompt(request.messages, chat_template)};
+    request.options.stop.insert(request.options.stop.end(), chat_template.stop.begin(), chat_template.stop.end());
     return request;
 }
 
-std::string render_chat_prompt(const std::vector<ChatMessage>& messages) {
+std::string render_chat_prompt(const std::vector<ChatMessage>& messages, const ChatTemplate& chat_template) {
     std::string prompt;
     for (const ChatMessage& message : messages) {
-        if (message.role == "system" || message.role == "developer") {
-            prompt += message.content + "\n\n";
-        } else if (message.role == "user") {
-            prompt += "User: " + message.content + "\n";
+        const ChatTemplate::Role& role = message.role == "user"        ? chat_template.user
+                                         : message.role == "assistant" ? chat_template.assistant
+                                                                       : chat_template.system;  // or developer
+        prompt += role.prefix + message.content + role.suffix;
+    }
+    return prompt + chat_template.generation_prompt;
+}
+
+ChatTemplate parse_chat_template(std::string_view text) {
+    json parsed;
+    try {
+        parsed = json::parse(text);
+    } catch (const json::exception& e) {
+        throw ValueError(std::string("a chat template must be JSON: ") + e.what());
+    }
+    KAEL_CHECK_VALUE(parsed.is_object(), "a chat template must be a JSON object, got " << parsed.type_name());
+    const auto text_of = [](const json& value, const std::string& name) {
+        KAEL_CHECK_VALUE(value.is_string(), "chat template: '" << name << "' must be a string, got " << value.dump());
+        return value.get<std::string>();
+    };
+    ChatTemplate result;
+    for (const auto& [name, value] : parsed.items()) {
+        if (name == "system" || name == "user" || name == "assistant") {
+            ChatTemplate::Role& role = name == "system" ? result.system : name == "user" ? result.user : result.assistant;
+            KAEL_CHECK_VALUE(value.is_object(), "chat template: '" << name << "' must be an object with 'prefix' and "
+                                                                   "'suffix', got " << value.dump());
+            for (const auto& [part, piece] : value.items()) {
+                KAEL_CHECK_VALUE(part == "prefix" || part == "suffix",
+                                 "chat template: '" << name << "' takes 'prefix' and 'suffix', not '" << part << "'");
+                (part == "prefix" ? role.prefix : role.suffix) = text_of(piece, name + "." + part);
+            }
+        } else if (name == "generation_prompt") {
+            result.generation_prompt = text_of(value, name);
+        } else if (name == "stop") {
+            KAEL_CHECK_VALUE(value.is_array() && value.size() <= kMaxStopStrings,
+                             "chat template: 'stop' must be a list of at most " << kMaxStopStrings << " strings");
+            result.stop.clear();
+            for (const json& stop : value) {
+                result.stop.push_back(text_of(stop, "stop"));
+                KAEL_CHECK_VALUE(!result.stop.back().empty(), "chat template: a stop string must not be empty");
+            }
         } else {
-            prompt += "Assistant: " + message.content + "\n";
+            throw ValueError("chat template: unknown field '" + name +
+                             "' (it takes system, user, assistant, generation_prompt and stop)");
         }
     }
-    return prompt + "Assistant:";
+    return result;
 }
 
 std::string chat_completion_body(const CompletionIds& ids, std::string_view content, std::string_view finish_reason,
