@@ -72,28 +72,39 @@ void keep_nucleus(std::vector<double>& probabilities, double top_p) {
     }
 }
 
-// The probabilities of one row after temperature, top-k and top-p, not yet normalised
-// (multinomial normalises by the row's total).
-std::vector<double> filtered_probabilities(const double* logits, std::int64_t vocabulary,
-                                           const SamplingOptions& options) {
+// The tokens a row can still draw after temperature, top-k and top-p, with their
+// probabilities, not yet normalised (multinomial normalises by their total), in the order of
+// their ids. A filtered row keeps only its candidates: the draw over them is the draw over the
+// whole row with zeros elsewhere, since adding zeros changes no partial sum.
+struct Candidates {
+    std::vector<std::int64_t> tokens;  // empty: every token, in order
+    std::vector<double> weights;
+};
+
+Candidates filtered_probabilities(const double* logits, std::int64_t vocabulary, const SamplingOptions& options) {
     const double largest = *std::max_element(logits, logits + vocabulary);
-    // Top-k compares logits, before the exponential, as Hugging Face's warper does; a k of
-    // the vocabulary's size or more keeps every token.
-    double lowest_kept = -std::numeric_limits<double>::infinity();
-    if (options.top_k && *options.top_k < vocabulary) {
-        lowest_kept = kth_largest(logits, vocabulary, *options.top_k);
-    }
     // exp((x - max) / T): the largest becomes 1, so nothing overflows.
-    std::vector<double> probabilities(static_cast<std::size_t>(vocabulary), 0.0);
-    for (std::int64_t i = 0; i < vocabulary; ++i) {
-        if (logits[i] >= lowest_kept) {
-            probabilities[static_cast<std::size_t>(i)] = std::exp((logits[i] - largest) / options.temperature);
+    const auto probability = [&](std::int64_t i) { return std::exp((logits[i] - largest) / options.temperature); };
+    Candidates kept;
+    if (options.top_k && *options.top_k < vocabulary) {
+        // Top-k compares logits, before the exponential, as Hugging Face's warper does.
+        const double lowest_kept = kth_largest(logits, vocabulary, *options.top_k);
+        for (std::int64_t i = 0; i < vocabulary; ++i) {
+            if (logits[i] >= lowest_kept) {
+                kept.tokens.push_back(i);
+                kept.weights.push_back(probability(i));
+            }
+        }
+    } else {
+        kept.weights.resize(static_cast<std::size_t>(vocabulary));
+        for (std::int64_t i = 0; i < vocabulary; ++i) {
+            kept.weights[static_cast<std::size_t>(i)] = probability(i);
         }
     }
     if (options.top_p < 1.0) {
-        keep_nucleus(probabilities, options.top_p);
+        keep_nucleus(kept.weights, options.top_p);
     }
-    return probabilities;
+    return kept;
 }
 
 // A row must be drawable: no NaN or +inf, and one finite logit (-inf masks a token).
@@ -136,8 +147,9 @@ Tensor sample_next(const Tensor& logits, const SamplingOptions& options) {
             token[r] = std::max_element(row, row + vocabulary) - row;  // the first of equals
             continue;
         }
-        const std::vector<double> probabilities = filtered_probabilities(row, vocabulary, options);
-        token[r] = multinomial(from_vector(probabilities), 1, true).item<std::int64_t>();
+        const Candidates candidates = filtered_probabilities(row, vocabulary, options);
+        const std::int64_t drawn = multinomial(from_vector(candidates.weights), 1, true).item<std::int64_t>();
+        token[r] = candidates.tokens.empty() ? drawn : candidates.tokens[static_cast<std::size_t>(drawn)];
     }
     return tokens.to(logits.device());
 }
