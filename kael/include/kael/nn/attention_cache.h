@@ -40,10 +40,15 @@ public:
     virtual void advance(std::int64_t positions) = 0;
 
 protected:
+    /// Only an implementation makes one.
     AttentionCache() = default;
+    /// Copied only as part of an implementation, never sliced through the interface.
     AttentionCache(const AttentionCache&) = default;
+    /// Assigned only as part of an implementation.
     AttentionCache& operator=(const AttentionCache&) = default;
+    /// Moved only as part of an implementation.
     AttentionCache(AttentionCache&&) = default;
+    /// Move-assigned only as part of an implementation.
     AttentionCache& operator=(AttentionCache&&) = default;
 };
 

@@ -64,8 +64,9 @@ public:
         return (positions + block_tokens_ - 1) / block_tokens_;
     }
 
-    /// The layer's keys or values, [blocks, n_head, block_tokens, head_size].
+    /// The layer's keys, [blocks, n_head, block_tokens, head_size].
     [[nodiscard]] const Tensor& keys(std::size_t layer) const { return keys_.at(layer); }
+    /// The layer's values, [blocks, n_head, block_tokens, head_size].
     [[nodiscard]] const Tensor& values(std::size_t layer) const { return values_.at(layer); }
 
     /// The longest run of cached blocks that hold the first positions of `tokens`, at most

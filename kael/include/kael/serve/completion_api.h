@@ -47,8 +47,9 @@ private:
 /// The most stop strings a request may give, as in OpenAI's API.
 inline constexpr std::size_t kMaxStopStrings = 4;
 /// The most alternatives `logprobs` may ask for per token on the completion endpoint (5, as
-/// OpenAI's), and `top_logprobs` on the chat endpoint (20).
+/// OpenAI's).
 inline constexpr std::int64_t kMaxCompletionLogprobs = 5;
+/// The most alternatives `top_logprobs` may ask for per token on the chat endpoint (20).
 inline constexpr std::int64_t kMaxChatTopLogprobs = 20;
 /// The most choices one request may ask for (`n` times the number of prompts): each is a
 /// sequence of its own in the scheduler, with its own cache.
