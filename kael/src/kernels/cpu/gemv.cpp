@@ -8,6 +8,13 @@
 
 #include "kael/parallel.h"
 
+// Without AVX-512, GCC warns (-Wpsabi) wherever a 64-byte vector (Sixteen<T>::type below)
+// is passed or returned by value, since it travels differently with AVX-512 than without.
+// Every function that does so is private to this file and inlined, so no such call crosses
+// between code built with and without AVX-512. (GCC reports it as it emits the code, at
+// the end of the file, so the setting holds for the whole file.)
+#pragma GCC diagnostic ignored "-Wpsabi"
+
 namespace kael::detail {
 namespace {
 
@@ -29,8 +36,8 @@ constexpr std::int64_t kWorkPerPiece = std::int64_t{1} << 16;
 template <typename T> struct Sixteen {
     typedef T type __attribute__((vector_size(kLanes * sizeof(T))));
     typedef T unaligned __attribute__((vector_size(kLanes * sizeof(T)), aligned(alignof(T)), may_alias));
-    static type load(const T* address) { return *reinterpret_cast<const unaligned*>(address); }
-    static void store(T* address, type value) { *reinterpret_cast<unaligned*>(address) = value; }
+    [[gnu::always_inline]] static type load(const T* address) { return *reinterpret_cast<const unaligned*>(address); }
+    [[gnu::always_inline]] static void store(T* address, type value) { *reinterpret_cast<unaligned*>(address) = value; }
 };
 
 // c_i[0, n) += sum over r of a_i[r * a_step] * b[r * b_row + (0, n)] for the M rows i of A
