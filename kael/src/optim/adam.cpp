@@ -58,35 +58,41 @@ void update_with_ops(Tensor& p, Tensor grad, Tensor& m, Tensor& v, std::optional
     p.add_(div(m, denominator), -c.step_size);
 }
 
+// How the weight decay enters an update: not at all, through the gradient (Adam's L2
+// penalty), or by shrinking the parameter first (AdamW's decoupled decay).
+enum class Decay { None, L2, Decoupled };
+
 // The same update element by element, as llm.c's AdamW kernel: one pass that reads the
 // parameter, its gradient and both running means once, instead of ten passes over them
 // with three temporaries. Each line rounds where the tensor version rounds (the constants
 // are converted to T first, as PyTorch converts a Python float for a float32 tensor).
 //
-// AMSGrad is a template parameter, not a test inside the loop: GCC turned that test into
-// a masked vector load from max_v, which is null without AMSGrad, and a masked load whose
-// mask is all zeros at an invalid address is cheap on Intel but takes a microcode assist
-// on AMD's Zen cores: the step ran 24 times slower there (4.6 ms instead of 0.19 ms for
-// 400k floats). Two loops keep both paths plain vector code on every x86.
-template <typename T, bool amsgrad>
-void update_fused(T* p, const T* g, T* m, T* v, T* max_v, std::int64_t n, const AdamStep& c) {
+// The kind of decay and AMSGrad are template parameters, not tests inside the loop, because
+// GCC 12 vectorizes a test in a loop by masking the loads and stores it guards, and both
+// went wrong on some CPU. Without AVX-512 there is no masked store for the parameter's
+// shrink, so the whole AdamW loop stayed scalar on AVX2-only CPUs: 500 ms for GPT-2's 124M
+// parameters on an AMD EPYC where the memory allows 100 (chapter 12). And a masked load
+// from max_v, which is null without AMSGrad, is cheap on Intel when its mask is all zeros
+// but takes a microcode assist on AMD's Zen cores: Adam ran 24 times slower there. Without
+// tests, every path is plain vector code on every x86. Not inlined, so that
+// scripts/check-vectorization can find each copy.
+template <typename T, Decay decay, bool amsgrad>
+[[gnu::noinline]] void update_fused(T* p, const T* g, T* m, T* v, T* max_v, std::int64_t n, const AdamStep& c) {
     const T beta1 = static_cast<T>(c.beta1);
     const T beta2 = static_cast<T>(c.beta2);
     const T one_minus_beta1 = static_cast<T>(1 - c.beta1);
     const T one_minus_beta2 = static_cast<T>(1 - c.beta2);
-    const T decay = static_cast<T>(c.weight_decay);
+    const T weight_decay = static_cast<T>(c.weight_decay);
     const T shrink = static_cast<T>(1 - c.lr * c.weight_decay);
     const T correction2 = static_cast<T>(c.bias_correction2_sqrt);
     const T eps = static_cast<T>(c.eps);
     const T step_size = static_cast<T>(-c.step_size);
     for (std::int64_t i = 0; i < n; ++i) {
         T grad = g[i];
-        if (c.weight_decay != 0) {
-            if (c.decoupled) {
-                p[i] = p[i] * shrink;
-            } else {
-                grad = grad + decay * p[i];
-            }
+        if constexpr (decay == Decay::Decoupled) {
+            p[i] = p[i] * shrink;
+        } else if constexpr (decay == Decay::L2) {
+            grad = grad + weight_decay * p[i];
         }
         m[i] = m[i] * beta1 + one_minus_beta1 * grad;
         v[i] = v[i] * beta2 + one_minus_beta2 * (grad * grad);
@@ -97,6 +103,27 @@ void update_fused(T* p, const T* g, T* m, T* v, T* max_v, std::int64_t n, const 
         }
         const T denominator = std::sqrt(second) / correction2 + eps;
         p[i] = p[i] + step_size * (m[i] / denominator);
+    }
+}
+
+// update_fused for elements [begin, end) of the four (or five) arrays, its copy chosen by
+// the step's options.
+template <typename T>
+void update_fused_range(T* p, const T* g, T* m, T* v, T* max_v, std::int64_t begin, std::int64_t end,
+                        const AdamStep& c) {
+    const auto run = [&]<Decay decay>() {
+        if (c.amsgrad) {
+            update_fused<T, decay, true>(p + begin, g + begin, m + begin, v + begin, max_v + begin, end - begin, c);
+        } else {
+            update_fused<T, decay, false>(p + begin, g + begin, m + begin, v + begin, nullptr, end - begin, c);
+        }
+    };
+    if (c.weight_decay == 0) {
+        run.template operator()<Decay::None>();
+    } else if (c.decoupled) {
+        run.template operator()<Decay::Decoupled>();
+    } else {
+        run.template operator()<Decay::L2>();
     }
 }
 
@@ -200,13 +227,7 @@ void Adam::step() {
                 T* const v = state.exp_avg_sq->data_ptr<T>();
                 T* const max_v = options_.amsgrad ? state.max_exp_avg_sq->data_ptr<T>() : nullptr;
                 const auto update = [&](std::int64_t begin, std::int64_t end) {
-                    if (options_.amsgrad) {
-                        update_fused<T, true>(param + begin, grad_data + begin, m + begin, v + begin, max_v + begin,
-                                              end - begin, c);
-                    } else {
-                        update_fused<T, false>(param + begin, grad_data + begin, m + begin, v + begin, nullptr,
-                                               end - begin, c);
-                    }
+                    update_fused_range(param, grad_data, m, v, max_v, begin, end, c);
                 };
 //> until 13
 //|                 update(0, p.numel());
