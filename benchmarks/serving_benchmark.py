@@ -35,14 +35,9 @@ import threading
 import time
 import urllib.parse
 
+from server_load import nearest_rank  # the same percentile rule as the load test and the server
+
 END_OF_TEXT = 50256
-
-
-def nearest_rank(samples, p):
-    if not samples:
-        return None
-    ordered = sorted(samples)
-    return ordered[max(1, math.ceil(p / 100 * len(ordered))) - 1]
 
 
 def summary(samples, scale=1e3):

@@ -8,6 +8,7 @@
 #include "kernels/cpu/gemm.h"
 //> stage 13
 #include "kernels/cpu/gemv.h"
+#include "kael/ops/few_rows.h"
 //< stage 13
 #include "kael/broadcast.h"
 #include "kael/factory.h"
@@ -48,6 +49,7 @@ void multiply(const detail::GemmOperands<T>& op, bool blas) {
         detail::gemm(op);
     } else {
 //> stage 13
+        static_assert(detail::kMaxGemvRows == kMatmulFewRows, "the public limit is the kernel's");
         // One row times a matrix, a decode step's product, is one pass over B; a blocked
         // product, BLAS's included, would pack B first (chapter 12). Only BLAS asked for by
         // name computes it.

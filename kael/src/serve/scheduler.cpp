@@ -14,15 +14,10 @@
 #include "kael/factory.h"
 #include "kael/generator.h"
 #include "kael/nn/batched_decode.h"
+#include "kael/ops/few_rows.h"
 #include "kael/serve/paged_kv_cache.h"
 
 namespace kael::serve {
-
-namespace {
-// The most rows that go through the product of a few rows (kernels/cpu/gemv.h), which no
-// prefill chunk may have.
-constexpr std::int64_t kMaxGemvRowsForChunks = 8;
-}  // namespace
 
 const char* to_string(FinishReason reason) noexcept {
     switch (reason) {
@@ -235,7 +230,7 @@ void Scheduler::admit(std::vector<std::unique_ptr<Sequence>>& arrivals) {
             // Reused positions must leave more than 8 of the prompt to compute, as a chunk
             // must (prefill_chunk_size); a prompt that wants its log-probabilities computes all.
             const bool reuse = options_.prefix_caching && !request.prompt_logprobs;
-            const std::int64_t limit = reuse ? sequence.length - (kMaxGemvRowsForChunks + 1) : 0;
+            const std::int64_t limit = reuse ? sequence.length - (kMatmulFewRows + 1) : 0;
             try {
                 sequence.cache = PagedKVCache::reserve(*pool_, reachable(request), request.prompt, limit);
             } catch (const std::exception& e) {
@@ -273,16 +268,29 @@ void Scheduler::admit(std::vector<std::unique_ptr<Sequence>>& arrivals) {
     }
 }
 
+namespace {
+// Each prompt token scored by the logits of the whole prompt ([1, T, V], row t for token
+// t + 1), as OpenAI's echo with logprobs reports a prompt: the first token has no score.
+std::vector<TokenLogprobs> prompt_token_scores(const GenerationRequest& request, const Tensor& logits) {
+    std::vector<TokenLogprobs> scores{TokenLogprobs{request.prompt.front(), std::nullopt, {}}};
+    for (std::size_t t = 1; t < request.prompt.size(); ++t) {
+        scores.push_back(token_logprobs(logits.select(1, static_cast<std::int64_t>(t) - 1), request.prompt[t],
+                                        request.logprobs.value_or(0)));
+    }
+    return scores;
+}
+}  // namespace
+
 std::int64_t prefill_chunk_size(std::int64_t remaining, std::int64_t budget) noexcept {
     // A chunk of 8 rows or fewer would go through the product of a few rows, whose sums run
     // in another order than the blocked product's (chapter 12): the request's tokens would
     // then differ from generate()'s, which prefills the prompt whole. So a chunk takes the
     // rest of the prompt when that is at most 8 more than the budget, and otherwise no
     // chunk is cut from a budget of 8 or less.
-    if (remaining <= budget + kMaxGemvRowsForChunks) {
+    if (remaining <= budget + kMatmulFewRows) {
         return remaining;
     }
-    return budget > kMaxGemvRowsForChunks ? budget : 0;
+    return budget > kMatmulFewRows ? budget : 0;
 }
 
 // Prompts are prefilled in chunks, at most prefill_chunk tokens a step over all prompts,
@@ -323,14 +331,9 @@ void Scheduler::prefill(Sequence& sequence, std::int64_t chunk) {
     const auto first = request.prompt.begin() + sequence.prefilled;
     const std::vector<std::int64_t> piece(first, first + chunk);
     const Tensor tokens = from_vector(piece, Shape{1, chunk}).to(weight.device());
-    const auto report_prompt = [&](const Tensor& logits) {  // [1, T, V], row t for token t + 1
-        std::vector<TokenLogprobs> scores{TokenLogprobs{request.prompt.front(), std::nullopt, {}}};
-        for (std::int64_t t = 1; t < sequence.length; ++t) {
-            scores.push_back(token_logprobs(logits.select(1, t - 1), request.prompt[static_cast<std::size_t>(t)],
-                                            request.logprobs.value_or(0)));
-        }
+    const auto report_prompt = [&](const Tensor& logits) {
         if (sequence.callbacks.on_prompt_logprobs) {
-            sequence.callbacks.on_prompt_logprobs(std::move(scores));
+            sequence.callbacks.on_prompt_logprobs(prompt_token_scores(request, logits));
         }
     };
     if (request.max_new_tokens == 0) {  // scoring only: no cache, no draw
