@@ -29,15 +29,62 @@ constexpr int kLanes = 16;
 // memory traffic: far more than handing it to a worker costs.
 constexpr std::int64_t kWorkPerPiece = std::int64_t{1} << 16;
 
-// Sixteen elements as one value: a zmm register with AVX-512, two ymm registers with AVX2.
-// Written out rather than left to the auto-vectorizer, which for GCC 12 vectorized these
-// loops for some row counts and not for others, and then did not always fuse the same
-// multiply-adds (so a row's bits depended on the rows beside it).
+// The widest vector register of the build: zmm (64 bytes) with AVX-512, ymm (32) without.
+#if defined(__AVX512F__)
+constexpr std::size_t kRegisterBytes = 64;
+#else
+constexpr std::size_t kRegisterBytes = 32;
+#endif
+
+// Sixteen elements as one value, held in as many vector registers as they fill: one zmm
+// for floats with AVX-512, two ymm with AVX2 (four for doubles). Written out rather than
+// left to the auto-vectorizer, which for GCC 12 vectorized these loops for some row counts
+// and not for others, and then did not always fuse the same multiply-adds (so a row's bits
+// depended on the rows beside it). Each lane computes the same operations in the same
+// order whatever the split, so a lane's bits do not depend on the build's vector width.
+// Not one GCC vector of sixteen lanes: wider than the registers, GCC kept such values, and
+// arrays of them, in memory on the stack, and the AVX2 loops ran at a quarter of the speed
+// of the memory they read.
 template <typename T> struct Sixteen {
-    typedef T type __attribute__((vector_size(kLanes * sizeof(T))));
-    typedef T unaligned __attribute__((vector_size(kLanes * sizeof(T)), aligned(alignof(T)), may_alias));
-    [[gnu::always_inline]] static type load(const T* address) { return *reinterpret_cast<const unaligned*>(address); }
-    [[gnu::always_inline]] static void store(T* address, type value) { *reinterpret_cast<unaligned*>(address) = value; }
+    static constexpr std::size_t kWidth = kRegisterBytes / sizeof(T);  // lanes of one register
+    static constexpr std::size_t kParts = kLanes / kWidth;
+    typedef T part __attribute__((vector_size(kRegisterBytes)));
+    typedef T unaligned_part __attribute__((vector_size(kRegisterBytes), aligned(alignof(T)), may_alias));
+    struct type {
+        part p[kParts];
+        [[gnu::always_inline]] type& operator+=(const type& other) {
+            for (std::size_t i = 0; i < kParts; ++i) {
+                p[i] += other.p[i];
+            }
+            return *this;
+        }
+        [[gnu::always_inline]] friend type operator*(T scale, const type& v) {
+            type result;
+            for (std::size_t i = 0; i < kParts; ++i) {
+                result.p[i] = scale * v.p[i];
+            }
+            return result;
+        }
+        [[gnu::always_inline]] friend type operator*(const type& a, const type& b) {
+            type result;
+            for (std::size_t i = 0; i < kParts; ++i) {
+                result.p[i] = a.p[i] * b.p[i];
+            }
+            return result;
+        }
+    };
+    [[gnu::always_inline]] static type load(const T* address) {
+        type result;
+        for (std::size_t i = 0; i < kParts; ++i) {
+            result.p[i] = *reinterpret_cast<const unaligned_part*>(address + i * kWidth);
+        }
+        return result;
+    }
+    [[gnu::always_inline]] static void store(T* address, const type& value) {
+        for (std::size_t i = 0; i < kParts; ++i) {
+            *reinterpret_cast<unaligned_part*>(address + i * kWidth) = value.p[i];
+        }
+    }
 };
 
 // c_i[0, n) += sum over r of a_i[r * a_step] * b[r * b_row + (0, n)] for the M rows i of A
@@ -168,16 +215,30 @@ void strip_block(const GemmOperands<T>& op, const T* const* a, T* const* c, std:
 }
 
 // The fixed tree over a dot product's 16 running sums: lane l takes lane l + 8, then
-// l + 4, l + 2 and l + 1, each step one addition of the two halves of a vector.
-template <typename T> T sum_of_lanes(typename Sixteen<T>::type v) {
-    typedef T eight __attribute__((vector_size(8 * sizeof(T))));
-    typedef T four __attribute__((vector_size(4 * sizeof(T))));
-    typedef T two __attribute__((vector_size(2 * sizeof(T))));
-    const eight v8 = __builtin_shufflevector(v, v, 0, 1, 2, 3, 4, 5, 6, 7) +
-                     __builtin_shufflevector(v, v, 8, 9, 10, 11, 12, 13, 14, 15);
-    const four v4 = __builtin_shufflevector(v8, v8, 0, 1, 2, 3) + __builtin_shufflevector(v8, v8, 4, 5, 6, 7);
-    const two v2 = __builtin_shufflevector(v4, v4, 0, 1) + __builtin_shufflevector(v4, v4, 2, 3);
-    return v2[0] + v2[1];
+// l + 4, l + 2 and l + 1, each step one addition of the two halves of the lanes left. The
+// halves are whole registers while there are several (lanes 8 to 15 are the later half of
+// the parts), then halves of one register.
+template <typename T> T sum_of_lanes(const typename Sixteen<T>::type& v) {
+    using V = Sixteen<T>;
+    typename V::part parts[V::kParts];
+    for (std::size_t i = 0; i < V::kParts; ++i) {
+        parts[i] = v.p[i];
+    }
+    for (std::size_t count = V::kParts; count > 1; count /= 2) {
+        for (std::size_t i = 0; i < count / 2; ++i) {
+            parts[i] += parts[i + count / 2];
+        }
+    }
+    T lanes[V::kWidth];
+    for (std::size_t i = 0; i < V::kWidth; ++i) {
+        lanes[i] = parts[0][i];
+    }
+    for (std::size_t count = V::kWidth; count > 1; count /= 2) {
+        for (std::size_t i = 0; i < count / 2; ++i) {
+            lanes[i] += lanes[i + count / 2];
+        }
+    }
+    return lanes[0];
 }
 
 // Columns of B are read this many tiles ahead of their use: with several rows of A the loop
