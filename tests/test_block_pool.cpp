@@ -9,24 +9,12 @@
 #include <vector>
 
 #include "kael/kael.h"
+#include "own_matmul_kernels.h"
 #include "kael/nn/batched_decode.h"
 #include "kael/serve/block_pool.h"
 #include "kael/serve/paged_kv_cache.h"
 
 namespace {
-
-// Products of different row counts give the same bits with kael's own kernels, the blocked
-// one and the one for a few rows, each on its side of kMatmulFewRows. OpenBLAS does not
-// promise it: on an AVX2-only AMD EPYC, where the automatic backend takes OpenBLAS, a
-// prompt's logits prefilled in two chunks differed in their last bits from the whole
-// prompt's. Tests that compare such products bit for bit ask for kael's kernels.
-struct OwnMatmulKernels {
-    kael::MatmulBackend before = kael::matmul_backend();
-    OwnMatmulKernels() { kael::set_matmul_backend(kael::MatmulBackend::Kael); }
-    ~OwnMatmulKernels() { kael::set_matmul_backend(before); }
-    OwnMatmulKernels(const OwnMatmulKernels&) = delete;
-    OwnMatmulKernels& operator=(const OwnMatmulKernels&) = delete;
-};
 
 using kael::Tensor;
 using kael::nn::GPT;
