@@ -241,6 +241,38 @@ TEST(SampleNext, FiltersDrawWhatAFullSortOfTheRowDraws) {
     }
 }
 
+TEST(SampleNext, FloatLogitsDrawWhatTheirValuesInDoubleDraw) {
+    kael::manual_seed(23);
+    // Rounded to a coarse grid so that many logits tie, at the top-k threshold too; 1500
+    // takes the selection past the heap's limit.
+    const Tensor logits = kael::round(kael::randn({5000}) * 8.0) / 4.0;
+    const Tensor as_double = logits.to(DType::F64);
+    for (const SamplingOptions& options :
+         {SamplingOptions{0.8, 40, 1.0}, SamplingOptions{1.0, 1500, 1.0}, SamplingOptions{1.0, std::nullopt, 0.9},
+          SamplingOptions{0.0, std::nullopt, 1.0}, SamplingOptions{1.5, 7, 0.8}}) {
+        for (std::uint64_t seed = 0; seed < 20; ++seed) {
+            kael::manual_seed(seed);
+            const std::int64_t from_float = sample_next(logits, options).item<std::int64_t>();
+            kael::manual_seed(seed);
+            EXPECT_EQ(from_float, sample_next(as_double, options).item<std::int64_t>())
+                << "temperature " << options.temperature << ", seed " << seed;
+        }
+    }
+    const std::vector<double> values(as_double.data_ptr<double>(), as_double.data_ptr<double>() + as_double.numel());
+    const Tensor reference = kael::from_vector(filtered_by_full_sort(values, SamplingOptions{1.0, 1500, 1.0}));
+    for (std::uint64_t seed = 0; seed < 20; ++seed) {
+        kael::manual_seed(seed);
+        const std::int64_t drawn = sample_next(logits, SamplingOptions{1.0, 1500, 1.0}).item<std::int64_t>();
+        kael::manual_seed(seed);
+        EXPECT_EQ(drawn, kael::multinomial(reference, 1, true).item<std::int64_t>()) << "seed " << seed;
+    }
+    const float nan = std::numeric_limits<float>::quiet_NaN();
+    EXPECT_THROW((void)sample_next(kael::from_vector<float>({0, 1, nan}), {}), kael::ValueError);
+    EXPECT_THROW((void)sample_next(kael::from_vector<float>({std::numeric_limits<float>::infinity(), 0}), {}),
+                 kael::ValueError);
+    EXPECT_THROW((void)sample_next(kael::full({4}, -std::numeric_limits<float>::infinity()), {}), kael::ValueError);
+}
+
 TEST(SampleNext, OptionsOutOfRangeAreRefused) {
     const double nan = std::numeric_limits<double>::quiet_NaN();
     const double inf = std::numeric_limits<double>::infinity();

@@ -5,7 +5,9 @@
 // A server samples a row for every sequence at every step (chapter 13), so the filters
 // must cost little beside the model's step: no filter sorts the whole vocabulary. Top-k
 // finds its threshold with a selection; top-p sorts only as many of the most likely tokens
-// as its nucleus turns out to need; with neither, nothing is sorted at all.
+// as its nucleus turns out to need; with neither, nothing is sorted at all. A row of float
+// logits is read as it is, each value widened to double where it is used: a copy of the
+// row in double, and a copy of that for the selection, cost more than the filters did.
 #include "kael/nn/sampling.h"
 
 #include <algorithm>
@@ -15,6 +17,7 @@
 #include <numeric>
 #include <vector>
 
+#include "kael/dtype.h"
 #include "kael/error.h"
 #include "kael/factory.h"
 #include "kael/random.h"
@@ -26,13 +29,32 @@ namespace {
 // times as many. A language model's nucleus at top_p = 0.9 is mostly a few dozen tokens.
 constexpr std::size_t kFirstCandidates = 64;
 
-// The largest logit of a row that top-k keeps: the k-th largest (ties with it stay too, as
-// the threshold of torch.topk in Hugging Face's TopKLogitsWarper keeps them).
-double kth_largest(const double* logits, std::int64_t vocabulary, std::int64_t k) {
-    std::vector<double> copy(logits, logits + vocabulary);
-    const auto kth = copy.begin() + (k - 1);
-    std::nth_element(copy.begin(), kth, copy.end(), std::greater<>());
-    return *kth;
+// Up to this k, top-k's threshold comes from a heap of the k largest logits seen so far,
+// which most logits pass by with one comparison against its smallest; past it, from a
+// selection over a copy of the row.
+constexpr std::int64_t kLargestHeapLimit = 1024;
+
+// The largest logit of a row that top-k keeps: the k-th largest, counting equal logits one
+// by one (ties with it stay too, as the threshold of torch.topk in Hugging Face's
+// TopKLogitsWarper keeps them).
+template <typename T> double kth_largest(const T* logits, std::int64_t vocabulary, std::int64_t k) {
+    if (k > kLargestHeapLimit) {
+        std::vector<T> copy(logits, logits + vocabulary);
+        const auto kth = copy.begin() + (k - 1);
+        std::nth_element(copy.begin(), kth, copy.end(), std::greater<>());
+        return static_cast<double>(*kth);
+    }
+    // A min-heap of the k largest so far: a logit enters only when it beats the smallest.
+    std::vector<T> largest(logits, logits + k);
+    std::make_heap(largest.begin(), largest.end(), std::greater<>());
+    for (std::int64_t i = k; i < vocabulary; ++i) {
+        if (logits[i] > largest.front()) {
+            std::pop_heap(largest.begin(), largest.end(), std::greater<>());
+            largest.back() = logits[i];
+            std::push_heap(largest.begin(), largest.end(), std::greater<>());
+        }
+    }
+    return static_cast<double>(largest.front());
 }
 
 // The `count` most likely tokens, most likely first and equals in the order of their
@@ -81,10 +103,13 @@ struct Candidates {
     std::vector<double> weights;
 };
 
-Candidates filtered_probabilities(const double* logits, std::int64_t vocabulary, const SamplingOptions& options) {
-    const double largest = *std::max_element(logits, logits + vocabulary);
+template <typename T>
+Candidates filtered_probabilities(const T* logits, std::int64_t vocabulary, double largest,
+                                  const SamplingOptions& options) {
     // exp((x - max) / T): the largest becomes 1, so nothing overflows.
-    const auto probability = [&](std::int64_t i) { return std::exp((logits[i] - largest) / options.temperature); };
+    const auto probability = [&](std::int64_t i) {
+        return std::exp((static_cast<double>(logits[i]) - largest) / options.temperature);
+    };
     Candidates kept;
     if (options.top_k && *options.top_k < vocabulary) {
         // Top-k compares logits, before the exponential, as Hugging Face's warper does.
@@ -108,14 +133,34 @@ Candidates filtered_probabilities(const double* logits, std::int64_t vocabulary,
 }
 
 // A row must be drawable: no NaN or +inf, and one finite logit (-inf masks a token).
-void check_row(const double* logits, std::int64_t vocabulary, std::int64_t row) {
-    bool finite = false;
+// Returns its largest logit, found in the same pass.
+template <typename T> double check_row(const T* logits, std::int64_t vocabulary, std::int64_t row) {
+    constexpr T kInfinity = std::numeric_limits<T>::infinity();
+    T largest = -kInfinity;
+    bool undrawable = false;  // a NaN or +inf seen: one test after the loop, which stays branch-free
     for (std::int64_t i = 0; i < vocabulary; ++i) {
-        KAEL_CHECK_VALUE(!std::isnan(logits[i]) && logits[i] != std::numeric_limits<double>::infinity(),
-                         "sample_next: logits must not hold NaN or +inf, got " << logits[i] << " in row " << row);
-        finite = finite || std::isfinite(logits[i]);
+        undrawable |= std::isnan(logits[i]) | (logits[i] == kInfinity);
+        largest = std::max(largest, logits[i]);
     }
-    KAEL_CHECK_VALUE(finite, "sample_next: every logit of row " << row << " is -inf; nothing can be drawn");
+    const T* end = logits + vocabulary;
+    const T* bad = undrawable ? std::find_if(logits, end, [](T x) { return std::isnan(x) || x == kInfinity; }) : end;
+    KAEL_CHECK_VALUE(bad == end, "sample_next: logits must not hold NaN or +inf, got " << *bad << " in row " << row);
+    KAEL_CHECK_VALUE(largest > -kInfinity,
+                     "sample_next: every logit of row " << row << " is -inf; nothing can be drawn");
+    return static_cast<double>(largest);
+}
+
+// One row's token: the first largest logit at temperature 0, otherwise a draw from the
+// filtered probabilities.
+template <typename T> std::int64_t sample_row(const T* row, std::int64_t vocabulary, std::int64_t index,
+                                              const SamplingOptions& options) {
+    const double largest = check_row(row, vocabulary, index);
+    if (options.temperature == 0) {
+        return std::max_element(row, row + vocabulary) - row;  // the first of equals
+    }
+    const Candidates candidates = filtered_probabilities(row, vocabulary, largest, options);
+    const std::int64_t drawn = multinomial(from_vector(candidates.weights), 1, true).item<std::int64_t>();
+    return candidates.tokens.empty() ? drawn : candidates.tokens[static_cast<std::size_t>(drawn)];
 }
 
 }  // namespace
@@ -136,21 +181,20 @@ Tensor sample_next(const Tensor& logits, const SamplingOptions& options) {
     const std::int64_t vocabulary = logits.size(-1);
     KAEL_CHECK_VALUE(vocabulary >= 1, "sample_next needs a vocabulary of at least one token");
     const std::int64_t rows = logits.dim() == 1 ? 1 : logits.size(0);
-    const Tensor host = logits.detach().cpu().to(DType::F64).contiguous();
-    const double* values = host.data_ptr<double>();
+    // float and double rows are read as they are; any other dtype is widened to double.
+    Tensor host = logits.detach().cpu();
+    if (host.dtype() != DType::F32 && host.dtype() != DType::F64) {
+        host = host.to(DType::F64);
+    }
+    host = host.contiguous();
     Tensor tokens = empty(logits.dim() == 1 ? Shape{} : Shape{rows}, DType::I64);
     std::int64_t* token = tokens.data_ptr<std::int64_t>();
-    for (std::int64_t r = 0; r < rows; ++r) {
-        const double* row = values + r * vocabulary;
-        check_row(row, vocabulary, r);
-        if (options.temperature == 0) {
-            token[r] = std::max_element(row, row + vocabulary) - row;  // the first of equals
-            continue;
+    dispatch_floating(host.dtype(), "sample_next", [&]<typename T>() {
+        const T* values = host.data_ptr<T>();
+        for (std::int64_t r = 0; r < rows; ++r) {
+            token[r] = sample_row(values + r * vocabulary, vocabulary, r, options);
         }
-        const Candidates candidates = filtered_probabilities(row, vocabulary, options);
-        const std::int64_t drawn = multinomial(from_vector(candidates.weights), 1, true).item<std::int64_t>();
-        token[r] = candidates.tokens.empty() ? drawn : candidates.tokens[static_cast<std::size_t>(drawn)];
-    }
+    });
     return tokens.to(logits.device());
 }
 
