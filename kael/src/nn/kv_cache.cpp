@@ -13,9 +13,12 @@ KVCache::KVCache(const GPTConfig& config, std::int64_t batch, std::int64_t capac
     KAEL_CHECK_VALUE(capacity >= 1 && capacity <= config.block_size,
                      "KVCache needs a capacity in 1 .. " << config.block_size << " (the block size), got " << capacity);
     const Shape shape{batch, config.n_head, capacity, config.n_embd / config.n_head};
+    // Zeros rather than empty: the memory is written now, once, so that the operating system
+    // maps its pages here and not one page fault at a time in the decode steps that reach
+    // them (each of a step's appends writes a new slice of every head).
     for (std::int64_t i = 0; i < config.n_layer; ++i) {
-        keys_.push_back(empty(shape, dtype, device));
-        values_.push_back(empty(shape, dtype, device));
+        keys_.push_back(zeros(shape, dtype, device));
+        values_.push_back(zeros(shape, dtype, device));
     }
 }
 

@@ -242,7 +242,9 @@ template <typename T> T sum_of_lanes(const typename Sixteen<T>::type& v) {
 }
 
 // Columns of B are read this many tiles ahead of their use: with several rows of A the loop
-// spends long enough on each column that the hardware's own prefetching falls behind.
+// spends long enough on each column that the hardware's own prefetching falls behind, and
+// with one row over short columns (attention's keys in a decode step, 64 elements each) the
+// runs of columns are too short for it to start: there the loop waited on every column.
 constexpr std::size_t kPrefetchTiles = 4;
 
 // A tile of the dot form, rows x_0 .. x_{R-1} of A against columns y_0 .. y_{C-1} of B (K
@@ -259,9 +261,7 @@ void dot_tile(const T* const* x, const T* y, std::int64_t y_step, std::int64_t n
         typename V::type column[C];
         for (std::size_t c = 0; c < C; ++c) {
             column[c] = V::load(y + static_cast<std::int64_t>(c) * y_step + k);
-            if constexpr (R >= 8) {  // fewer rows keep up with the memory as it is
-                __builtin_prefetch(y + static_cast<std::int64_t>(c + kPrefetchTiles * C) * y_step + k);
-            }
+            __builtin_prefetch(y + static_cast<std::int64_t>(c + kPrefetchTiles * C) * y_step + k);
         }
         for (std::size_t i = 0; i < R; ++i) {
             const typename V::type row = V::load(x[i] + k);
