@@ -171,31 +171,39 @@ int main(int argc, char** argv) {
             parameters += parameter.numel();
         }
         const double fma_rate = gemm_multiply_adds_per_second();
+        // The row counts take their steps in turn, one step each, so that a machine whose
+        // speed drifts (a neighbour on a shared host taking the memory's bandwidth for a few
+        // seconds) slows all of them alike instead of the one that was running.
+        constexpr std::int64_t kRowCounts[] = {1, 2, 4, 8};
+        std::vector<Batch> batches;
+        for (const std::int64_t rows : kRowCounts) {
+            batches.push_back(prefilled(*model, rows, options));
+        }
+        std::vector<std::vector<double>> models(batches.size());
+        std::vector<std::vector<double>> samples(batches.size());
+        std::vector<std::vector<double>> totals(batches.size());
+        for (int s = 0; s < options.steps; ++s) {
+            for (std::size_t b = 0; b < batches.size(); ++b) {
+                double model_ms = 0;
+                double sample_ms = 0;
+                step(*model, batches[b], options, &model_ms, &sample_ms);
+                if (s > 0) {  // the first step of each is a warm-up
+                    models[b].push_back(model_ms);
+                    samples[b].push_back(sample_ms);
+                    totals[b].push_back(model_ms + sample_ms);
+                }
+            }
+        }
         std::ostringstream rows_json;
-        double one_row_ms = 0;
-        for (const std::int64_t rows : {1, 2, 4, 8}) {
-            Batch batch = prefilled(*model, rows, options);
-            double model_ms = 0;
-            double sample_ms = 0;
-            step(*model, batch, options, &model_ms, &sample_ms);  // a warm-up step
-            std::vector<double> models;
-            std::vector<double> samples;
-            std::vector<double> totals;
-            for (int s = 1; s < options.steps; ++s) {
-                step(*model, batch, options, &model_ms, &sample_ms);
-                models.push_back(model_ms);
-                samples.push_back(sample_ms);
-                totals.push_back(model_ms + sample_ms);
-            }
-            const double total = median(totals);
-            if (rows == 1) {
-                one_row_ms = total;
-            }
+        const double one_row_ms = median(totals[0]);
+        for (std::size_t b = 0; b < batches.size(); ++b) {
+            const std::int64_t rows = kRowCounts[b];
+            const double total = median(totals[b]);
             char line[256];
             std::snprintf(line, sizeof line,
                           "%s{\"rows\": %lld, \"model_ms\": %.3f, \"sample_ms\": %.3f, \"step_ms\": %.3f, "
                           "\"ratio_to_one_row\": %.3f, \"compute_floor_ms\": %.3f}",
-                          rows == 1 ? "" : ", ", static_cast<long long>(rows), median(models), median(samples),
+                          rows == 1 ? "" : ", ", static_cast<long long>(rows), median(models[b]), median(samples[b]),
                           total, total / one_row_ms, 1e3 * static_cast<double>(rows * parameters) / fma_rate);
             rows_json << line;
         }

@@ -2,6 +2,7 @@
 // weights, with attention per sequence.
 #include "kael/nn/batched_decode.h"
 
+#include <optional>
 #include <set>
 #include <vector>
 
@@ -9,6 +10,7 @@
 #include "kael/error.h"
 #include "kael/factory.h"
 #include "kael/ops.h"
+#include "kael/parallel.h"
 
 namespace kael::nn {
 namespace {
@@ -69,11 +71,20 @@ Tensor decode_step(GPT& model, std::span<const std::int64_t> tokens, std::span<A
         const Tensor k = heads(qkv[1]);
         const Tensor v = heads(qkv[2]);
         // Attention is the one part that reads a sequence's past: per sequence, own cache.
+        // Each sequence reads its own keys and values, a pass over memory as long as its
+        // past, so the sequences run on the threads side by side (a sequence's attention
+        // then runs on one thread, and its bits are those it gets alone).
+        std::vector<std::optional<Tensor>> rows(static_cast<std::size_t>(batch));
+        parallel_for(0, batch, 1, [&](std::int64_t begin, std::int64_t end) {
+            for (std::int64_t r = begin; r < end; ++r) {
+                AttentionCache& cache = *caches[static_cast<std::size_t>(r)];
+                const auto [keys, values] = cache.append(layer, k.narrow(0, r, 1), v.narrow(0, r, 1));
+                rows[static_cast<std::size_t>(r)] = causal_attention_lower_right(q.narrow(0, r, 1), keys, values);
+            }
+        });
         std::vector<Tensor> attended;
-        for (std::int64_t r = 0; r < batch; ++r) {
-            AttentionCache& cache = *caches[static_cast<std::size_t>(r)];
-            const auto [keys, values] = cache.append(layer, k.narrow(0, r, 1), v.narrow(0, r, 1));
-            attended.push_back(causal_attention_lower_right(q.narrow(0, r, 1), keys, values));
+        for (std::optional<Tensor>& row : rows) {
+            attended.push_back(std::move(*row));
         }
         const Tensor y = cat(attended, 0).transpose(1, 2).reshape({batch, 1, channels});
         x = add(x, (*block.attn->c_proj)(y));
