@@ -471,7 +471,8 @@ def slow_reader_checks(binary, repository, vocab, work):
     server = Server(binary, model, "--max-batch", "4", "--max-queue", "4", "--threads", "1",
                     "--write-timeout", "3", "--send-buffer-bytes", "4096", "--name", "long")
     try:
-        fast = {"prompt": "Once", "max_tokens": 300, "seed": 2, "temperature": 1.0}
+        # 250 tokens: three runs of it end before the 1000 of the stream beside them.
+        fast = {"prompt": "Once", "max_tokens": 250, "seed": 2, "temperature": 1.0}
         alone, _, alone_events = timed_stream(server, fast)
         # The same stream beside a second one read at full speed, the request the slow
         # client will send: the rate to hold beside the slow client, which takes the same
@@ -480,9 +481,9 @@ def slow_reader_checks(binary, repository, vocab, work):
         background = threading.Thread(target=timed_stream, args=(server, other))
         background.start()
         time.sleep(0.3)
-        # The better of two runs each side: a run of a second or less on a shared machine
-        # varies by more than the 10% the check allows.
-        paired_rate = max(events / seconds for seconds, _, events in (timed_stream(server, fast) for _ in range(2)))
+        # The best of three runs each side: a run of a second or less on a shared machine
+        # varies by more than the 10% the check allows (once by a quarter, with two runs).
+        paired_rate = max(events / seconds for seconds, _, events in (timed_stream(server, fast) for _ in range(3)))
         background.join()
         cancelled_before = server.metrics()["requests"]["cancelled"]
         slow = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
@@ -494,8 +495,8 @@ def slow_reader_checks(binary, repository, vocab, work):
         slow_sent = time.time()
         time.sleep(0.3)  # its stream is running, its socket filling
         beside, longest_wait, beside_events = timed_stream(server, fast)
-        again, _, again_events = timed_stream(server, fast)
-        beside_rate = max(beside_events / beside, again_events / again)
+        beside_rate = max([beside_events / beside] +
+                          [events / seconds for seconds, _, events in (timed_stream(server, fast) for _ in range(2))])
         # Its time grows with the second row it shares each step with, but it never waits:
         # a stall behind the slow client's socket would show as a gap of the write timeout.
         check(beside_events == alone_events and longest_wait < 1.0,
