@@ -76,6 +76,11 @@ OPENBLAS_NUM_THREADS=1 "$build/benchmarks/kael_bench_profiler" --benchmark_repet
 
 cpu="$(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -1)"
 if grep -q avx512f /proc/cpuinfo; then isa="AVX-512"; else isa="AVX2, no AVX-512"; fi
+# The family and model tell CPUs of one name apart (an AMD EPYC of family 25 is a Zen 3 or 4,
+# of family 26 a Zen 5), and their speeds differ.
+family="$(sed -n 's/^cpu family[[:space:]]*: //p' /proc/cpuinfo | head -1)"
+model_number="$(sed -n 's/^model[[:space:]]*: //p' /proc/cpuinfo | head -1)"
+isa="family $family model $model_number, $isa"
 "$python" - "$work" "$cpu" "$isa" "$threads" "$(git -C "$root" rev-parse --short HEAD)" > "$out" <<'PY'
 import datetime, json, pathlib, sys
 work, cpu, isa, threads, commit = pathlib.Path(sys.argv[1]), *sys.argv[2:]
