@@ -4,6 +4,7 @@
 
 #include <optional>
 #include <set>
+#include <utility>
 #include <vector>
 
 #include "kael/autograd/grad_mode.h"
@@ -71,14 +72,21 @@ Tensor decode_step(GPT& model, std::span<const std::int64_t> tokens, std::span<A
         const Tensor k = heads(qkv[1]);
         const Tensor v = heads(qkv[2]);
         // Attention is the one part that reads a sequence's past: per sequence, own cache.
-        // Each sequence reads its own keys and values, a pass over memory as long as its
-        // past, so the sequences run on the threads side by side (a sequence's attention
-        // then runs on one thread, and its bits are those it gets alone).
+        // The appends write one after the other: the caches of a server share one pool
+        // tensor, whose version counter every write bumps. Then each sequence reads its own
+        // keys and values, a pass over memory as long as its past, so the sequences run on
+        // the threads side by side (a sequence's attention then runs on one thread, and its
+        // bits are those it gets alone).
+        std::vector<std::pair<Tensor, Tensor>> pasts;
+        for (std::int64_t r = 0; r < batch; ++r) {
+            AttentionCache& cache = *caches[static_cast<std::size_t>(r)];
+            pasts.push_back(cache.append(layer, k.narrow(0, r, 1), v.narrow(0, r, 1)));
+        }
         std::vector<std::optional<Tensor>> rows(static_cast<std::size_t>(batch));
         parallel_for(0, batch, 1, [&](std::int64_t begin, std::int64_t end) {
+            const autograd::NoGradGuard worker_no_grad;  // grad mode is per thread
             for (std::int64_t r = begin; r < end; ++r) {
-                AttentionCache& cache = *caches[static_cast<std::size_t>(r)];
-                const auto [keys, values] = cache.append(layer, k.narrow(0, r, 1), v.narrow(0, r, 1));
+                const auto& [keys, values] = pasts[static_cast<std::size_t>(r)];
                 rows[static_cast<std::size_t>(r)] = causal_attention_lower_right(q.narrow(0, r, 1), keys, values);
             }
         });
